@@ -1,0 +1,120 @@
+# dperm: reproducible benchmark harness for differentially private ERM.
+# `make help` lists the targets. Every build target first runs `deps`, which installs the
+# Debian packages dperm needs when they are missing (apt-get as root, or through sudo).
+
+# ---- variables ------------------------------------------------------------------------
+CC      ?= cc
+BUILD   := build
+BIN     := bin
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+
+# Debian packages: BLAS, FFT, YAML, JSON, SHA-256 (run ids, checksums), gzip, unit tests,
+# figures, and the MNIST-shaped dataset every fresh Debian machine can have.
+DEB_PACKAGES := build-essential pkg-config libopenblas-dev libfftw3-dev libyaml-dev \
+                libjansson-dev nettle-dev zlib1g-dev check libsubunit-dev gnuplot-nox \
+                dataset-fashion-mnist jq
+PKGS     := openblas fftw3 yaml-0.1 jansson nettle zlib
+
+# Recursively expanded on purpose: pkg-config must run after `deps` has installed the
+# packages, not when make reads this file on a fresh machine.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+
+# No -ffast-math/-Ofast: they break NaN checks and bit-identical reruns (DESIGN.md).
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+LDFLAGS  ?=
+
+# ---- sources --------------------------------------------------------------------------
+# libdperm.a: the numerical core (algorithms/) and the datasets layer.
+LIB_SRC  := $(sort $(wildcard algorithms/*.c algorithms/*/*.c datasets/*.c))
+# harness: everything around a run; main.c alone holds main().
+HAR_SRC  := $(sort $(filter-out harness/main.c,$(wildcard harness/*.c)))
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+HAR_OBJ  := $(HAR_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+LIB      := $(BUILD)/libdperm.a
+HARLIB   := $(BUILD)/libharness.a
+
+GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+
+.DEFAULT_GOAL := all
+
+# ---- targets --------------------------------------------------------------------------
+.PHONY: all help deps lib test test-unit test-integration reproduce quick clean check-deps
+
+all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
+
+deps: ## install missing Debian packages (apt-get; as root or through sudo)
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	echo "deps: installing:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	else echo "deps: missing Debian packages:$$missing; install them as root: apt-get install$$missing" >&2; exit 2; fi; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null \
+	  || { echo "deps: apt-get failed; run as root: apt-get install$$missing" >&2; exit 2; }
+
+lib: deps $(LIB) ## build build/libdperm.a only
+
+$(BUILD)/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The revision is compiled into one small file, rebuilt whenever it changes.
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(BUILD)
+	@echo '#define DPERM_GIT_REV "$(GIT_REV)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/harness/version.o: $(BUILD)/version.h
+$(BUILD)/harness/version.o: ALL_CFLAGS += -I$(BUILD)
+FORCE:
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(HARLIB): $(HAR_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/dperm: $(BUILD)/harness/main.o $(HARLIB) $(LIB)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(HARLIB) $(LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(HARLIB) $(LIB) $(PKG_LIBS) $(CHECK_LIBS)
+
+test: all $(TEST_BIN) ## run every test: Check unit tests, then integration scripts
+	@$(MAKE) --no-print-directory test-unit test-integration
+
+test-unit: $(TEST_BIN) ## run the Check unit tests
+	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; $$t || fail=1; done; \
+	if [ $$fail != 0 ]; then echo "unit tests: FAILED"; exit 1; fi
+
+test-integration: all ## run the integration scripts in tests/integration/
+	@DPERM=$(CURDIR)/$(BIN)/dperm sh tests/integration/run_all.sh
+
+reproduce: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
+	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume
+	$(BIN)/dperm report results/quick
+
+check-deps: ## fail when a file includes across a forbidden direction
+	@bad=$$(grep -nE '#include "\.\./(\.\./)?harness/' algorithms -r datasets -r; \
+	        grep -nE '#include "\.\./algorithms/(models|privacy)/|#include "\.\./algorithms/[a-z_]+\.h"' datasets -r); \
+	if [ -n "$$bad" ]; then echo "forbidden include direction:"; echo "$$bad"; exit 1; fi; echo "include directions: ok"
+
+clean: ## remove build outputs (results/ is kept)
+	rm -rf $(BUILD) $(BIN)
+
+-include $(LIB_OBJ:.o=.d) $(HAR_OBJ:.o=.d) $(BUILD)/harness/main.d

@@ -1,0 +1,83 @@
+/* rng.h: counter-based random generator, Philox4x32-10 (Salmon et al., "Parallel random
+ * numbers: as easy as 1, 2, 3", SC 2011).
+ *
+ * Why counter-based: a draw is a pure function of (key, counter), so every run's numbers
+ * depend only on (run seed, stream) and not on -j, run order or core count (DESIGN.md,
+ * Determinism). The key is the run seed (64 bits); the 128-bit counter is
+ * (position: 64 bits, stream: 64 bits), so streams never overlap and a stream can be
+ * skipped to any position (dp_rng_seek). Separate streams for data, split, init, batch
+ * sampling and noise mean that changing the noise does not change the batches.
+ *
+ * The state is a plain value: copy the struct to save it, assign to restore it.
+ * Leaf header: includes nothing else of the project. No function here can fail.
+ */
+#ifndef DPERM_RNG_H
+#define DPERM_RNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Stream ids: one per independent use of randomness within a run. Never renumber. */
+enum dp_stream {
+    DP_STREAM_DATA = 1,    /* synthetic data generation */
+    DP_STREAM_SPLIT = 2,   /* train/validation/test splits, subsampling of data */
+    DP_STREAM_INIT = 3,    /* model initialization */
+    DP_STREAM_BATCH = 4,   /* mini-batch sampling (fixed-size shuffles or Poisson) */
+    DP_STREAM_NOISE = 5,   /* privacy mechanism noise */
+    DP_STREAM_ALGO = 6,    /* other algorithm-internal randomness (random rounds, ...) */
+    DP_STREAM_TEST = 99    /* unit tests */
+};
+
+typedef struct dp_rng {
+    uint64_t key;        /* run seed */
+    uint64_t stream;     /* stream id (high half of the counter) */
+    uint64_t position;   /* next block to generate (low half of the counter) */
+    uint32_t block[4];   /* current output block */
+    int used;            /* words of block already consumed (4 = empty) */
+    int has_spare;       /* Box-Muller produces pairs: the second one is kept here */
+    double spare;
+} dp_rng;
+
+/* Start stream `stream` of seed `seed` at position 0. */
+void dp_rng_init(dp_rng *r, uint64_t seed, uint64_t stream);
+
+/* Jump to block `position` of the same stream (discarding buffered words). */
+void dp_rng_seek(dp_rng *r, uint64_t position);
+
+/* The raw Philox4x32-10 block function: out = Philox(key, counter). Exposed for tests
+ * against the published known-answer vectors. */
+void dp_philox4x32(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+uint32_t dp_rng_u32(dp_rng *r);
+uint64_t dp_rng_u64(dp_rng *r);
+
+/* Uniform double in [0, 1) with 53 random bits. */
+double dp_rng_uniform(dp_rng *r);
+
+/* Uniform double in (0, 1]: safe to take the log of. */
+double dp_rng_uniform_pos(dp_rng *r);
+
+/* Uniform integer in [0, n), unbiased (rejection); n must be >= 1. */
+uint64_t dp_rng_below(dp_rng *r, uint64_t n);
+
+/* Standard normal N(0, 1) (Box-Muller on two 53-bit uniforms). */
+double dp_rng_gaussian(dp_rng *r);
+
+/* out[i] += sigma * N(0,1) for i < n (adds, so noise can go straight onto a gradient). */
+void dp_rng_add_gaussian(dp_rng *r, double *out, size_t n, double sigma);
+void dp_rng_add_gaussianf(dp_rng *r, float *out, size_t n, double sigma);
+
+/* Laplace(0, b): density exp(-|x|/b) / (2b); b > 0. */
+double dp_rng_laplace(dp_rng *r, double b);
+
+/* Gamma(shape, scale) with shape > 0, scale > 0 (Marsaglia-Tsang). */
+double dp_rng_gamma(dp_rng *r, double shape, double scale);
+
+/* Fisher-Yates shuffle of idx[0..n). */
+void dp_rng_shuffle(dp_rng *r, size_t *idx, size_t n);
+
+/* Seed mixing: a well-spread 64-bit value from (a, b) (SplitMix64 finalizer), for
+ * deriving e.g. a dataset seed from a run seed without correlating streams. */
+uint64_t dp_mix64(uint64_t a, uint64_t b);
+
+#endif

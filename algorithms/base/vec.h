@@ -1,0 +1,33 @@
+/* vec.h: the BLAS wrapper, the only place that includes cblas.h, plus small vector helpers.
+ *
+ * Row-major throughout. No function here allocates or fails.
+ * Leaf header: includes nothing else of the project.
+ */
+#ifndef DPERM_VEC_H
+#define DPERM_VEC_H
+
+#include <stddef.h>
+
+double dp_dot(const double *x, const double *y, size_t n);
+double dp_nrm2(const double *x, size_t n);
+/* y += a * x */
+void dp_axpy(double *y, double a, const double *x, size_t n);
+/* x *= a */
+void dp_scal(double *x, double a, size_t n);
+
+/* C (m,n) = alpha * op(A) op(B) + beta * C, row-major; transa/transb are 0 or 1.
+ * op(A) is (m,k), op(B) is (k,n). */
+void dp_gemm(int transa, int transb, size_t m, size_t n, size_t k, double alpha,
+             const double *A, size_t lda, const double *B, size_t ldb, double beta,
+             double *C, size_t ldc);
+
+/* 1 if every x[i] is finite, 0 otherwise (NaN/inf check at step boundaries). */
+int dp_all_finite(const double *x, size_t n);
+
+/* The BLAS kernel set in use (openblas_get_corename()) and configuration string. */
+const char *dp_blas_corename(void);
+const char *dp_blas_config(void);
+/* Set the BLAS thread count (openblas_set_num_threads). */
+void dp_blas_set_threads(int n);
+
+#endif

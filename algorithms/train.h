@@ -1,0 +1,76 @@
+/* train.h: training a linear model with a (private) first-order optimizer, with curves.
+ *
+ * This is the optimizer entry point the harness calls. Issue-2 scope: mini-batch SGD and
+ * DP-SGD (Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1) on dp_linear models.
+ *
+ * DP-SGD step, as in DPlis Alg. 1 / Lecture15 Alg. 4:
+ *   batch B_t (fixed size b from a per-epoch shuffle, or Poisson with rate q = b/n),
+ *   g_i = per-example gradient, clipped: g_i * min(1, C / ||g_i||),
+ *   g   = (sum_i clipped g_i + N(0, sigma^2 C^2 I)) / b     (b = expected batch size for
+ *          Poisson; an empty Poisson batch is a valid, noise-only step),
+ *   w  -= eta_t (g + mu w).
+ * With sigma = 0 and C = inf this is exactly mini-batch SGD (tested bit for bit).
+ */
+#ifndef DPERM_TRAIN_H
+#define DPERM_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "models/linear.h"
+
+typedef enum { DP_ALGO_SGD = 1, DP_ALGO_DP_SGD = 2 } dp_algorithm;
+typedef enum { DP_SAMPLING_SHUFFLE = 1, DP_SAMPLING_POISSON = 2 } dp_sampling;
+typedef enum {
+    DP_LR_CONSTANT = 1,  /* eta_t = lr */
+    DP_LR_INVERSE_T = 2, /* eta_t = a / t, t = 1, 2, ... the iteration (DP-LSSGD §4.1) */
+    DP_LR_STEP = 3       /* eta_t = lr * factor^(number of boundaries passed: t > step_at) */
+} dp_lr_schedule;
+
+typedef struct dp_train_cfg {
+    dp_algorithm algorithm;
+    int epochs;                /* >= 1 */
+    size_t batch_size;         /* b (expected size for Poisson), 1 <= b <= n */
+    dp_sampling sampling;
+    dp_lr_schedule lr_schedule;
+    double lr;                 /* constant / step: base rate */
+    double lr_a;               /* inverse_t: a */
+    long lr_step_at;           /* step: iteration of the decay (>= 1) */
+    double lr_step_factor;     /* step: multiplier (e.g. 0.1) */
+    double clip;               /* C > 0, may be INFINITY (no clipping) */
+    double noise_multiplier;   /* sigma >= 0 (noise std = sigma * C) */
+    int eval_every;            /* evaluate every this many epochs (>= 1); always at the end */
+    uint64_t seed;             /* run seed: streams DP_STREAM_INIT/BATCH/NOISE derive from it */
+} dp_train_cfg;
+
+/* One evaluation point of a curve. */
+typedef struct dp_curve_point {
+    long iteration;            /* steps done */
+    double epoch;              /* iteration * b / n */
+    double train_loss;         /* mean data loss + mu/2 ||w||^2 on the training set */
+    double test_loss;          /* mean data loss on the test set */
+    double test_accuracy;
+    double grad_norm;          /* ||full-batch gradient of the regularized objective|| */
+} dp_curve_point;
+
+typedef struct dp_train_result {
+    int diverged;              /* 1 if a NaN/inf appeared: metrics hold the last finite point */
+    long iterations;
+    dp_curve_point final;      /* metrics at the end of training */
+    dp_curve_point *curve;     /* owned, n_curve points in order (the last equals final) */
+    size_t n_curve;
+    double noise_std;          /* sigma * C actually added per coordinate (0 for sgd) */
+} dp_train_result;
+
+/* Validate cfg against the data (names the bad field in err), then train m in place from
+ * its current weights on train, evaluating on test. Returns 0 (also when training
+ * diverged: result->diverged says so), DP_EINVAL, or DP_ENOMEM. The result must be
+ * released with dp_train_result_destroy whatever is returned. */
+int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train,
+                    const int *y_train, size_t n_train, const double *x_test,
+                    const int *y_test, size_t n_test, dp_train_result *result, dp_err *err);
+
+void dp_train_result_destroy(dp_train_result *r);
+
+#endif

@@ -1,0 +1,49 @@
+/* dataset.h: an in-memory supervised dataset and the generators/loaders that fill it.
+ *
+ * datasets/ depends on algorithms/base only (err, rng). A dataset owns its arrays;
+ * dp_dataset_destroy frees them. Rows are examples, row-major.
+ */
+#ifndef DPERM_DATASET_H
+#define DPERM_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../algorithms/base/err.h"
+
+typedef struct dp_dataset {
+    char name[64];
+    size_t n;        /* examples */
+    size_t d;        /* features per example */
+    int n_classes;   /* >= 2 for classification */
+    double *x;       /* (n, d) features */
+    int *y;          /* (n) class index in [0, n_classes) */
+} dp_dataset;
+
+/* Parameters of the synthetic classification generator. */
+typedef struct dp_synthetic_params {
+    size_t n;            /* examples, >= 1 */
+    size_t d;            /* features, >= 1 */
+    int n_classes;       /* >= 2 */
+    double margin;       /* in [0, 1): minimum score gap between the true class and the
+                            runner-up, for points in the unit ball; 0 = no rejection */
+    double label_noise;  /* in [0, 0.5]: probability a label is replaced by a uniform draw */
+    uint64_t seed;       /* data seed (stream DP_STREAM_DATA) */
+} dp_synthetic_params;
+
+/* Generate a synthetic dataset: features uniform in the unit l2 ball of R^d, labels
+ * argmax_k w_k . x for K random unit vectors w_k (binary: sign of w . x), keeping only
+ * points whose score gap is >= margin, so the clean data are separable with that margin
+ * and every row has ||x|| <= 1. Deterministic in params. Fails with DP_EINVAL on bad
+ * params (message names the parameter) or DP_ENOMEM; `out` is then left empty. */
+int dp_synthetic_make(dp_dataset *out, const dp_synthetic_params *p, dp_err *err);
+
+/* Split `all` into train (first n_train of a seeded permutation) and test (the rest).
+ * Copies rows; `all` is unchanged. n_train in [1, all->n - 1]. */
+int dp_dataset_split(const dp_dataset *all, size_t n_train, uint64_t seed,
+                     dp_dataset *train, dp_dataset *test, dp_err *err);
+
+/* Free the arrays and zero the struct. Safe on a zeroed or NULL dataset. */
+void dp_dataset_destroy(dp_dataset *ds);
+
+#endif

@@ -1,0 +1,22 @@
+/* blas_env.h: choosing OpenBLAS kernels and threads before the library initialises.
+ *
+ * Debian's OpenBLAS 0.3.21 does not recognise the AVX-512 Xeons of this project's machines
+ * and falls back to generic SSE3 kernels (about 4x slower GEMM). OpenBLAS reads
+ * OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS only when it is loaded, i.e. before main(),
+ * so dperm detects the CPU, sets them, and re-executes itself once. A user's own values
+ * always win. Threads start at 1: each worker process sets its own count after fork, so
+ * workers x threads never exceeds the cores.
+ */
+#ifndef DPERM_BLAS_ENV_H
+#define DPERM_BLAS_ENV_H
+
+/* Call first thing in main(). May not return (re-exec). Harmless if exec fails. */
+void blas_env_setup(char **argv);
+
+/* The kernel name dperm would choose for this CPU ("SkylakeX", "Haswell") or NULL. */
+const char *blas_env_detect_coretype(void);
+
+/* Threads each of `workers` processes should use so the cores are not oversubscribed. */
+int blas_env_threads_per_worker(int workers);
+
+#endif

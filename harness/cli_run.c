@@ -1,0 +1,495 @@
+/* cli_run.c: `dperm run CONFIG`: parse, expand, validate and calibrate every run, then
+ * execute the missing ones in worker processes and record them.
+ *
+ * Order matters for "nothing lost, nothing half-written": every run is validated and
+ * calibrated before the results folder is touched, so a config error exits 2 having
+ * written nothing; records are appended one whole line at a time by this process only;
+ * summary.csv is replaced atomically at the end.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blas_env.h"
+#include "cli.h"
+#include "config.h"
+#include "flat.h"
+#include "grid.h"
+#include "pool.h"
+#include "progress.h"
+#include "provenance.h"
+#include "runner.h"
+#include "spec.h"
+#include "store.h"
+#include "summary.h"
+
+static const char RUN_HELP[] =
+    "usage: dperm run CONFIG.yaml [options]\n"
+    "\n"
+    "Expand the experiment grid of CONFIG into runs, execute them in parallel and record\n"
+    "each in results/<experiment>/runs.jsonl (plus summary.csv).\n"
+    "\n"
+    "options:\n"
+    "  -j, --jobs N          worker processes (default: number of cores)\n"
+    "  -o, --out DIR         results folder (default: results/<experiment>)\n"
+    "      --resume          run only the runs not yet recorded in the folder\n"
+    "      --dry-run         print the expanded runs and their count; run nothing\n"
+    "      --scale NAME      apply the config's scales.NAME overrides (e.g. quick)\n"
+    "      --only KEY=VALUE  keep runs whose KEY (dotted path) equals VALUE; repeatable\n"
+    "                        (same key: any of the values; different keys: all)\n"
+    "      --data-dir DIR    first folder to look for dataset files in\n"
+    "  -q, --quiet           no progress output\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "exit status: 0 all runs ok or diverged, 1 some runs failed (the others are\n"
+    "recorded), 2 usage, config or data error (nothing run, nothing written).\n";
+
+typedef struct run_opts {
+    const char *config;
+    int jobs;
+    const char *out;
+    int resume, dry_run, quiet;
+    const char *scale;
+    char **only;
+    size_t n_only;
+    const char *data_dir;
+} run_opts;
+
+/* Everything the parent knows about the sweep; shared read-only with the workers. */
+typedef struct sweep {
+    run_opts opt;
+    cfg_doc doc;
+    grid g;               /* runs to consider (after --only) */
+    run_spec *specs;      /* validated + calibrated, one per g.runs[i] */
+    char dir[PATH_MAX];
+    int fd;               /* runs.jsonl, O_APPEND */
+    char runs_path[PATH_MAX + 16];
+    progress prog;
+    size_t n_failed;
+} sweep;
+
+static int parse_args(int argc, char **argv, run_opts *o)
+{
+    static const struct option longopts[] = {
+        {"jobs", required_argument, 0, 'j'},   {"out", required_argument, 0, 'o'},
+        {"resume", no_argument, 0, 'r'},       {"dry-run", no_argument, 0, 'n'},
+        {"scale", required_argument, 0, 's'},  {"only", required_argument, 0, 'O'},
+        {"data-dir", required_argument, 0, 'd'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = cores > 0 ? (int)cores : 1;
+    o->only = calloc((size_t)argc, sizeof *o->only);
+    if (!o->only) return cli_usage_error("run", "out of memory");
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":j:o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': {
+            char *end;
+            long j = strtol(optarg, &end, 10);
+            if (*end || j < 1 || j > 1024)
+                return cli_usage_error("run", "-j takes a number of workers from 1 to 1024, got '%s'", optarg);
+            o->jobs = (int)j;
+            break;
+        }
+        case 'o': o->out = optarg; break;
+        case 'r': o->resume = 1; break;
+        case 'n': o->dry_run = 1; break;
+        case 's': o->scale = optarg; break;
+        case 'O':
+            if (!strchr(optarg, '=') || optarg[0] == '=')
+                return cli_usage_error("run", "--only takes KEY=VALUE, got '%s'", optarg);
+            o->only[o->n_only++] = optarg;
+            break;
+        case 'd': o->data_dir = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case 'h': fputs(RUN_HELP, stdout); exit(EXIT_OK);
+        case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error("run", "missing CONFIG.yaml");
+    if (optind + 1 < argc) return cli_usage_error("run", "unexpected argument '%s'", argv[optind + 1]);
+    o->config = argv[optind];
+    if (o->data_dir) {
+        struct stat st;
+        if (stat(o->data_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return cli_usage_error("run", "--data-dir %s is not a folder", o->data_dir);
+    }
+    return 0;
+}
+
+/* Validate and calibrate every run before anything is written. */
+static int prepare(sweep *s, dp_err *err)
+{
+    int rc = cfg_parse_file(&s->doc, s->opt.config, err);
+    if (rc == 0) rc = spec_check_document(s->doc.root, err);
+    if (rc == 0)
+        rc = grid_expand(s->doc.root, s->opt.scale, s->opt.only, s->opt.n_only, &s->g, err);
+    if (rc) return rc;
+    s->specs = calloc(s->g.n ? s->g.n : 1, sizeof *s->specs);
+    if (!s->specs) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->g.n; i++) {
+        run_spec *sp = &s->specs[i];
+        rc = spec_from_config(s->g.runs[i].config, sp, err);
+        /* Runs of a grid share few distinct (q, steps, delta, epsilon): reuse them. */
+        for (size_t j = 0; rc == 0 && j < i; j++) {
+            const run_spec *o = &s->specs[j];
+            if (o->train.algorithm == sp->train.algorithm && !sp->has_noise_multiplier &&
+                !o->has_noise_multiplier && o->epsilon == sp->epsilon && o->delta == sp->delta &&
+                o->train.batch_size == sp->train.batch_size &&
+                runner_train_size(o) == runner_train_size(sp) &&
+                runner_planned_steps(o) == runner_planned_steps(sp)) {
+                sp->train.noise_multiplier = o->train.noise_multiplier;
+                goto calibrated;
+            }
+        }
+        if (rc == 0) {
+            const cfg_node *at = cfg_get(s->g.runs[i].config, "epsilon");
+            rc = runner_calibrate(sp, at ? at : s->g.runs[i].config, err);
+        }
+    calibrated:
+        if (rc) return rc;
+    }
+    const char *exp = s->specs && s->g.n ? s->specs[0].experiment : "";
+    if (s->opt.out)
+        snprintf(s->dir, sizeof s->dir, "%s", s->opt.out);
+    else
+        snprintf(s->dir, sizeof s->dir, "results/%s", exp);
+    return 0;
+}
+
+static void dry_run(const sweep *s)
+{
+    flat *fs = calloc(s->g.n ? s->g.n : 1, sizeof *fs);
+    const char **keys = NULL;
+    long nk = 0;
+    if (fs) {
+        for (size_t i = 0; i < s->g.n; i++) {
+            json_t *j = cfg_to_json(s->g.runs[i].config);
+            flat_add(&fs[i], NULL, j);
+            json_decref(j);
+        }
+        nk = flat_varying(fs, s->g.n, &keys);
+    }
+    for (size_t i = 0; i < s->g.n; i++) {
+        printf("%4zu  %s ", s->g.runs[i].index + 1, s->g.runs[i].id);
+        for (long k = 0; fs && k < nk; k++) {
+            const char *v = flat_get(&fs[i], keys[k]);
+            printf(" %s=%s", keys[k], v ? v : "-");
+        }
+        if (s->specs[i].train.algorithm == DP_ALGO_DP_SGD)
+            printf("  (noise_multiplier %.4g)", s->specs[i].train.noise_multiplier);
+        putchar('\n');
+    }
+    if (s->g.n < s->g.n_total)
+        printf("%zu runs (of %zu in the grid; --only kept %zu)\n", s->g.n, s->g.n_total, s->g.n);
+    else
+        printf("%zu runs\n", s->g.n);
+    for (size_t i = 0; fs && i < s->g.n; i++) flat_destroy(&fs[i]);
+    free(fs);
+    free(keys);
+}
+
+/* ---- the results folder -------------------------------------------------------------- */
+
+/* The manifest: every id of the full expansion (before --only) under this scale, so a
+ * --resume with an edited grid is caught. */
+static json_t *manifest_json(const sweep *s, const grid *full)
+{
+    json_t *ids = json_array();
+    for (size_t i = 0; i < full->n; i++) json_array_append_new(ids, json_string(full->runs[i].id));
+    return json_pack("{s:i, s:s, s:s?, s:o}", "schema", 1, "experiment",
+                     s->g.n ? s->specs[0].experiment : "", "scale", s->opt.scale, "ids", ids);
+}
+
+static int read_text(const char *path, char **out, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)(n < 0 ? 0 : n) + 1);
+    if (!buf || n < 0 || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        fclose(f);
+        return -1;
+    }
+    buf[n] = '\0';
+    fclose(f);
+    *out = buf;
+    *len = (size_t)n;
+    return 0;
+}
+
+/* Decide what to run. Fills todo[] with indices into s->g.runs. */
+static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
+{
+    char path[PATH_MAX + 32];
+    grid full = {0};
+    int rc = grid_expand(s->doc.root, s->opt.scale, NULL, 0, &full, err);
+    if (rc) return rc;
+    json_t *manifest = manifest_json(s, &full);
+    grid_destroy(&full);
+    if (!manifest) return dp_err_set(err, DP_ENOMEM, "out of memory");
+
+    json_t *records = NULL;
+    snprintf(s->runs_path, sizeof s->runs_path, "%s/runs.jsonl", s->dir);
+    int have_runs = access(s->runs_path, F_OK) == 0;
+    if (have_runs) {
+        rc = store_load(s->dir, &records, err);
+        if (rc) goto out;
+        if (!s->opt.resume) {
+            rc = dp_err_set(err, DP_ESTATE, "%s already holds %zu run records", s->dir,
+                            json_array_size(records));
+            dp_err_hint(err, "pass --resume to run only the missing runs, or --out DIR to start a new folder");
+            goto out;
+        }
+        snprintf(path, sizeof path, "%s/sweep.json", s->dir);
+        json_t *old = json_load_file(path, 0, NULL);
+        if (old && !json_equal(json_object_get(old, "ids"), json_object_get(manifest, "ids"))) {
+            rc = dp_err_set(err, DP_ESTATE,
+                            "%s: the expanded grid differs from the one this folder was started with",
+                            s->opt.config);
+            dp_err_hint(err, "a sweep's grid is fixed when it starts; restore the config, or use --out DIR for the new grid");
+            json_decref(old);
+            goto out;
+        }
+        json_decref(old);
+    }
+
+    /* Done = the last record of an id says ok or diverged; failed runs are retried. */
+    size_t n_failed_records = 0;
+    *n_todo = 0;
+    for (size_t i = 0; i < s->g.n; i++) {
+        int done = 0;
+        for (size_t r = 0; records && r < json_array_size(records); r++) {
+            json_t *rec = json_array_get(records, r);
+            if (strcmp(json_string_value(json_object_get(rec, "id")) ?: "", s->g.runs[i].id) != 0)
+                continue;
+            const char *st = json_string_value(json_object_get(rec, "status")) ?: "";
+            done = strcmp(st, "failed") != 0;
+        }
+        if (!done) todo[(*n_todo)++] = i;
+    }
+    for (size_t r = 0; records && r < json_array_size(records); r++) {
+        const char *st = json_string_value(json_object_get(json_array_get(records, r), "status"));
+        if (st && strcmp(st, "failed") == 0) n_failed_records++;
+    }
+
+    rc = store_mkdirs(s->dir, err);
+    if (rc) goto out;
+    snprintf(path, sizeof path, "%s/.work", s->dir);
+    rc = store_mkdirs(path, err);
+    if (rc) goto out;
+    /* The config as given (report reads it) and the manifest, each replaced atomically. */
+    char *text;
+    size_t len;
+    if (read_text(s->opt.config, &text, &len) != 0) {
+        rc = dp_err_set(err, DP_EIO, "cannot read %s: %s", s->opt.config, strerror(errno));
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/config.yaml", s->dir);
+    rc = store_write_atomic(path, text, len, err);
+    free(text);
+    if (rc) goto out;
+    char *mtext = store_json_dumps(manifest, 0);
+    if (!mtext) {
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/sweep.json", s->dir);
+    rc = store_write_atomic(path, mtext, strlen(mtext), err);
+    free(mtext);
+    if (rc) goto out;
+
+    /* Retried failures are dropped from runs.jsonl first (atomically), so the file keeps
+     * one line per id. */
+    if (n_failed_records > 0) {
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *f = open_memstream(&buf, &blen);
+        for (size_t r = 0; f && r < json_array_size(records); r++) {
+            json_t *rec = json_array_get(records, r);
+            const char *st = json_string_value(json_object_get(rec, "status"));
+            if (st && strcmp(st, "failed") == 0) continue;
+            char *line = store_json_dumps(rec, 0);
+            if (line) fprintf(f, "%s\n", line);
+            free(line);
+        }
+        if (!f || fclose(f) != 0) {
+            free(buf);
+            rc = dp_err_set(err, DP_ENOMEM, "out of memory");
+            goto out;
+        }
+        rc = store_write_atomic(s->runs_path, buf, blen, err);
+        free(buf);
+        if (rc) goto out;
+    } else if (have_runs) {
+        /* A kill mid-append can leave a final line without newline: cut it off so the
+         * next append starts on a fresh line. */
+        struct stat st;
+        if (stat(s->runs_path, &st) == 0 && st.st_size > 0) {
+            FILE *f = fopen(s->runs_path, "r+b");
+            if (f) {
+                off_t keep = st.st_size;
+                char ch;
+                while (keep > 0 && fseeko(f, keep - 1, SEEK_SET) == 0 && fread(&ch, 1, 1, f) == 1 && ch != '\n')
+                    keep--;
+                fclose(f);
+                if (keep != st.st_size && truncate(s->runs_path, keep) != 0) {
+                    rc = dp_err_set(err, DP_EIO, "cannot repair %s: %s", s->runs_path, strerror(errno));
+                    goto out;
+                }
+            }
+        }
+    }
+    s->fd = open(s->runs_path, O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (s->fd < 0) rc = dp_err_set(err, DP_EIO, "cannot open %s: %s", s->runs_path, strerror(errno));
+out:
+    json_decref(records);
+    json_decref(manifest);
+    return rc;
+}
+
+/* ---- workers ------------------------------------------------------------------------- */
+
+static json_t *run_job(size_t job, void *ctx)
+{
+    sweep *s = ctx;
+    return runner_execute(&s->g.runs[job], &s->specs[job]);
+}
+
+/* A record for a worker that died without writing one. */
+static json_t *failed_record(const sweep *s, size_t job, const char *failure)
+{
+    char now[32];
+    provenance_utc_now(now, sizeof now);
+    json_t *prov = provenance_json();
+    if (prov) json_object_set_new(prov, "finished", json_string(now));
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}", "schema", 1, "id",
+                     s->g.runs[job].id, (json_int_t)s->g.runs[job].index, "experiment",
+                     s->specs[job].experiment, "status", "failed", "message", failure, "config",
+                     cfg_to_json(s->g.runs[job].config), "metrics", "curves", "provenance", prov);
+}
+
+static int job_done(size_t job, json_t *record, const char *failure, void *ctx, dp_err *err)
+{
+    sweep *s = ctx;
+    json_t *own = NULL;
+    if (!record) record = own = failed_record(s, job, failure);
+    if (!record) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    int rc = store_append_record(s->fd, s->runs_path, record, err);
+    const char *status = json_string_value(json_object_get(record, "status")) ?: "failed";
+    char detail[300];
+    json_t *m = json_object_get(record, "metrics");
+    if (strcmp(status, "failed") == 0) {
+        s->n_failed++;
+        snprintf(detail, sizeof detail, "%s",
+                 json_string_value(json_object_get(record, "message")) ?: "failed");
+    } else {
+        snprintf(detail, sizeof detail, "test_accuracy=%.4f (%.1fs)",
+                 json_number_value(json_object_get(m, "test_accuracy")),
+                 json_number_value(json_object_get(m, "wall_seconds")));
+    }
+    progress_run_done(&s->prog, s->g.runs[job].id, status, detail);
+    json_decref(own);
+    return rc;
+}
+
+/* ---- command ------------------------------------------------------------------------- */
+
+int cli_run(int argc, char **argv)
+{
+    sweep s;
+    memset(&s, 0, sizeof s);
+    s.fd = -1;
+    int rc = parse_args(argc, argv, &s.opt);
+    if (rc) {
+        free(s.opt.only);
+        return rc;
+    }
+    dp_err err;
+    dp_err_clear(&err);
+    size_t *todo = NULL, n_todo = 0;
+    int status = EXIT_OK;
+
+    rc = prepare(&s, &err);
+    if (rc) goto fail;
+    if (s.opt.dry_run) {
+        dry_run(&s);
+        goto done;
+    }
+    todo = calloc(s.g.n ? s.g.n : 1, sizeof *todo);
+    if (!todo) {
+        rc = dp_err_set(&err, DP_ENOMEM, "out of memory");
+        goto fail;
+    }
+    rc = open_folder(&s, todo, &n_todo, &err);
+    if (rc) goto fail;
+
+    if (!s.opt.quiet && n_todo < s.g.n)
+        fprintf(stderr, "dperm: %zu of %zu runs already recorded in %s; running %zu\n",
+                s.g.n - n_todo, s.g.n, s.dir, n_todo);
+    progress_init(&s.prog, stderr, n_todo, s.opt.quiet);
+    int workers = s.opt.jobs < (int)n_todo ? s.opt.jobs : (int)(n_todo ? n_todo : 1);
+    char tmpdir[PATH_MAX + 8];
+    snprintf(tmpdir, sizeof tmpdir, "%s/.work", s.dir);
+    pool_opts po = {.workers = workers,
+                    .blas_threads = blas_env_threads_per_worker(workers),
+                    .tmpdir = tmpdir};
+    rc = pool_run(todo, n_todo, &po, run_job, job_done, &s, &err);
+    progress_finish(&s.prog);
+    close(s.fd);
+    s.fd = -1;
+    rmdir(tmpdir);
+
+    /* summary.csv reflects everything recorded, even after an interrupt. */
+    dp_err serr;
+    int src = summary_write(s.dir, &serr);
+    if (rc) goto fail;
+    if (src) {
+        cli_print_error(&serr);
+        status = EXIT_RUNS_FAILED;
+    }
+    if (!s.opt.quiet)
+        printf("dperm: %zu runs done in %s (%zu ok, %zu diverged, %zu failed); "
+               "tables and figures: dperm report %s\n",
+               s.prog.done, s.dir, s.prog.done - s.prog.failed - s.prog.diverged,
+               s.prog.diverged, s.prog.failed, s.dir);
+    if (s.n_failed) status = EXIT_RUNS_FAILED;
+    goto done;
+
+fail:
+    cli_print_error(&err);
+    if (rc == DP_ESTATE && strstr(err.msg, "interrupted")) {
+        fprintf(stderr, "dperm: %zu runs recorded in %s; `dperm run %s --resume` continues\n",
+                s.prog.done, s.dir, s.opt.config);
+        status = 130;
+    } else if (rc == DP_EIO && s.fd >= 0) {
+        status = EXIT_RUNS_FAILED;
+    } else {
+        status = (rc == DP_ECONFIG || rc == DP_EINVAL || rc == DP_EDATA || rc == DP_ESTATE ||
+                  rc == DP_EPRIVACY || rc == DP_EIO)
+                     ? EXIT_USAGE
+                     : EXIT_RUNS_FAILED;
+    }
+done:
+    if (s.fd >= 0) close(s.fd);
+    free(todo);
+    free(s.specs);
+    grid_destroy(&s.g);
+    cfg_doc_destroy(&s.doc);
+    free(s.opt.only);
+    return status;
+}

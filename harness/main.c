@@ -1,0 +1,57 @@
+/* main.c: bin/dperm, command dispatch and exit codes.
+ *
+ * dperm: a reproducible benchmark harness for differentially private empirical risk
+ * minimization. See README.md for the concepts, the YAML schema and the result files.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "blas_env.h"
+#include "cli.h"
+#include "provenance.h"
+
+static const char MAIN_HELP[] =
+    "usage: dperm COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  run CONFIG.yaml     expand an experiment grid and execute its runs in parallel\n"
+    "  report DIR          tables and figures from DIR/runs.jsonl (no re-running)\n"
+    "  list WHAT           algorithms | models | datasets | accountants\n"
+    "  privacy ...         privacy calculator (epsilon for a noise level, noise for a target)\n"
+    "  data ...            dataset discovery and checksums (real dataset loaders)\n"
+    "  bench ...           throughput benchmark of per-example gradients\n"
+    "\n"
+    "  dperm COMMAND --help   options of a command\n"
+    "  dperm --version        version, git revision and linked library versions\n"
+    "\n"
+    "exit status: 0 all good; 1 some runs failed (the others are recorded);\n"
+    "2 usage, config or data error (nothing was run, nothing was written).\n";
+
+int main(int argc, char **argv)
+{
+    blas_env_setup(argv);
+    if (argc < 2) {
+        fputs(MAIN_HELP, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(MAIN_HELP, stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        provenance_print_versions(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "run")) return cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report")) return cli_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list")) return cli_list(argc - 1, argv + 1);
+    if (!strcmp(cmd, "privacy")) return cli_privacy(argc - 1, argv + 1);
+    if (!strcmp(cmd, "data") || !strcmp(cmd, "bench")) {
+        fprintf(stderr, "dperm %s: this command is reserved and not part of this version yet "
+                        "(see README.md, \"Roadmap\")\n", cmd);
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, "dperm: unknown command '%s'; see `dperm --help`\n", cmd);
+    return EXIT_USAGE;
+}

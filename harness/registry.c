@@ -1,0 +1,64 @@
+/* registry.c: the tables behind `dperm list` and config name validation. */
+#include "registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const registry_entry ALGORITHMS[] = {
+    {"sgd", "mini-batch SGD (non-private reference)", "Robbins & Monro 1951"},
+    {"dp_sgd", "DP-SGD: per-example clipping to C, Gaussian noise sigma*C, Poisson or shuffled batches",
+     "Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1"},
+};
+
+static const registry_entry MODELS[] = {
+    {"logistic", "binary logistic regression, log(1+exp(-y w.x)), labels +-1", "Zhang17 §5; InputPert"},
+    {"softmax", "multinomial logistic regression (softmax cross-entropy)", "DP-LSSGD §4.1; DPlis"},
+};
+
+static const registry_entry DATASETS[] = {
+    {"synthetic", "seeded n x d classification data in the unit ball, separable to a margin",
+     "dperm (datasets/synthetic.c)"},
+};
+
+static const registry_entry ACCOUNTANTS[] = {
+    {"rdp", "Renyi DP of the Poisson-subsampled Gaussian, improved conversion to (eps, delta)",
+     "Mironov, Talwar, Zhang 2019; Balle et al. 2020"},
+};
+
+static const registry TABLES[] = {
+    {"algorithms", ALGORITHMS, COUNT(ALGORITHMS)},
+    {"models", MODELS, COUNT(MODELS)},
+    {"datasets", DATASETS, COUNT(DATASETS)},
+    {"accountants", ACCOUNTANTS, COUNT(ACCOUNTANTS)},
+};
+
+static const registry *const ALL[] = {&TABLES[0], &TABLES[1], &TABLES[2], &TABLES[3], NULL};
+
+const registry *registry_find(const char *what)
+{
+    for (size_t i = 0; i < COUNT(TABLES); i++)
+        if (strcmp(TABLES[i].what, what) == 0) return &TABLES[i];
+    return NULL;
+}
+
+const registry_entry *registry_lookup(const registry *r, const char *name)
+{
+    for (size_t i = 0; r && i < r->n; i++)
+        if (strcmp(r->entries[i].name, name) == 0) return &r->entries[i];
+    return NULL;
+}
+
+const registry *const *registry_all(void)
+{
+    return ALL;
+}
+
+void registry_names(const registry *r, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", r->entries[i].name);
+}

@@ -1,0 +1,171 @@
+/* runner.c: one run, from its validated spec to its record (see runner.h). */
+#include "runner.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "../algorithms/privacy/rdp.h"
+#include "progress.h"
+#include "provenance.h"
+
+/* The RDP-to-(eps, delta) conversion every dperm epsilon uses (rdp.c explains why). */
+#define RUNNER_CONVERSION DP_RDP_CONVERT_IMPROVED
+
+size_t runner_train_size(const run_spec *s)
+{
+    size_t n = s->synthetic.n;
+    return n - (size_t)llround((double)n * s->test_fraction);
+}
+
+long runner_planned_steps(const run_spec *s)
+{
+    size_t per_epoch = runner_train_size(s) / s->train.batch_size;
+    if (per_epoch < 1) per_epoch = 1;
+    return (long)s->train.epochs * (long)per_epoch;
+}
+
+static int is_private(const run_spec *s)
+{
+    return s->train.algorithm == DP_ALGO_DP_SGD;
+}
+
+int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err)
+{
+    if (!is_private(s) || s->has_noise_multiplier || !isfinite(s->epsilon)) return 0;
+    double q = (double)s->train.batch_size / (double)runner_train_size(s);
+    double sigma;
+    int rc = dp_rdp_calibrate_sigma(q, runner_planned_steps(s), s->delta, s->epsilon,
+                                    RUNNER_CONVERSION, &sigma, err);
+    if (rc) {
+        char msg[DP_ERR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return cfg_error(err, at, 0, "epsilon %g: %s", s->epsilon, msg);
+    }
+    s->train.noise_multiplier = sigma;
+    return 0;
+}
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* JSON number for a double: non-finite becomes null (JSON has no NaN). */
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *curves_json(const dp_train_result *r)
+{
+    json_t *it = json_array(), *ep = json_array(), *trl = json_array(), *tel = json_array();
+    json_t *acc = json_array(), *gn = json_array();
+    for (size_t i = 0; i < r->n_curve; i++) {
+        const dp_curve_point *p = &r->curve[i];
+        json_array_append_new(it, json_integer(p->iteration));
+        json_array_append_new(ep, num(p->epoch));
+        json_array_append_new(trl, num(p->train_loss));
+        json_array_append_new(tel, num(p->test_loss));
+        json_array_append_new(acc, num(p->test_accuracy));
+        json_array_append_new(gn, num(p->grad_norm));
+    }
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "iteration", it, "epoch", ep,
+                     "train_loss", trl, "test_loss", tel, "test_accuracy", acc,
+                     "grad_norm", gn);
+}
+
+/* Privacy actually spent over `steps` and the accountant behind it. */
+static void privacy_spent(const run_spec *s, long steps, double *eps, const char **accountant)
+{
+    *eps = INFINITY;
+    if (!is_private(s)) {
+        *accountant = "none (non-private)";
+        return;
+    }
+    if (s->train.noise_multiplier <= 0) {
+        *accountant = "none (no noise)";
+        return;
+    }
+    if (s->train.sampling != DP_SAMPLING_POISSON) {
+        *accountant = "none (shuffled batches are not covered by the Poisson RDP analysis)";
+        return;
+    }
+    double q = (double)s->train.batch_size / (double)runner_train_size(s);
+    dp_err err;
+    if (steps < 1 || dp_rdp_epsilon(q, s->train.noise_multiplier, steps, s->delta,
+                                     RUNNER_CONVERSION, eps, NULL, &err) != 0)
+        *eps = steps < 1 ? 0.0 : INFINITY;
+    *accountant = "rdp (Poisson-subsampled Gaussian, improved conversion)";
+}
+
+json_t *runner_execute(const grid_run *run, const run_spec *s)
+{
+    char started[32], finished[32];
+    provenance_utc_now(started, sizeof started);
+    double wall0 = progress_now(), cpu0 = cpu_seconds();
+
+    dp_err err;
+    dp_err_clear(&err);
+    dp_dataset all = {0}, train = {0}, test = {0};
+    dp_linear model = {0};
+    dp_train_result res = {0};
+    const char *status = "failed";
+    int rc = dp_synthetic_make(&all, &s->synthetic, &err);
+    if (rc == 0)
+        rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train, &test, &err);
+    if (rc == 0) rc = dp_linear_init(&model, s->loss, train.d, train.n_classes, s->l2, &err);
+    if (rc == 0)
+        rc = dp_train_linear(&model, &s->train, train.x, train.y, train.n, test.x, test.y,
+                             test.n, &res, &err);
+    if (rc == 0) status = res.diverged ? "diverged" : "ok";
+
+    double eps_spent;
+    const char *accountant;
+    privacy_spent(s, res.iterations, &eps_spent, &accountant);
+    double wall = progress_now() - wall0, cpu = cpu_seconds() - cpu0;
+    provenance_utc_now(finished, sizeof finished);
+
+    json_t *rec = json_object();
+    json_t *prov = provenance_json();
+    if (!rec || !prov) goto oom;
+    json_object_set_new(rec, "schema", json_integer(1));
+    json_object_set_new(rec, "id", json_string(run->id));
+    json_object_set_new(rec, "index", json_integer((json_int_t)run->index));
+    json_object_set_new(rec, "experiment", json_string(s->experiment));
+    json_object_set_new(rec, "status", json_string(status));
+    if (rc != 0) json_object_set_new(rec, "message", json_string(err.msg));
+    json_object_set_new(rec, "config", cfg_to_json(run->config));
+    const dp_curve_point *f = &res.final;
+    json_t *m = json_object();
+    json_object_set_new(m, "test_accuracy", num(rc ? NAN : f->test_accuracy));
+    json_object_set_new(m, "test_loss", num(rc ? NAN : f->test_loss));
+    json_object_set_new(m, "train_loss", num(rc ? NAN : f->train_loss));
+    json_object_set_new(m, "grad_norm", num(rc ? NAN : f->grad_norm));
+    json_object_set_new(m, "iterations", json_integer(res.iterations));
+    json_object_set_new(m, "epochs", num(rc ? NAN : f->epoch));
+    json_object_set_new(m, "epsilon", num(is_private(s) ? s->epsilon : INFINITY));
+    json_object_set_new(m, "epsilon_spent", num(eps_spent));
+    json_object_set_new(m, "delta", num(s->delta));
+    json_object_set_new(m, "noise_multiplier", num(s->train.noise_multiplier));
+    json_object_set_new(m, "noise_std", num(res.noise_std));
+    json_object_set_new(m, "accountant", json_string(accountant));
+    json_object_set_new(m, "cpu_seconds", json_real(cpu));
+    json_object_set_new(m, "wall_seconds", json_real(wall));
+    json_object_set_new(rec, "metrics", m);
+    json_object_set_new(rec, "curves", rc ? json_object() : curves_json(&res));
+    json_object_set_new(prov, "started", json_string(started));
+    json_object_set_new(prov, "finished", json_string(finished));
+    json_object_set_new(rec, "provenance", prov);
+    prov = NULL;
+oom:
+    json_decref(prov);
+    dp_train_result_destroy(&res);
+    dp_linear_destroy(&model);
+    dp_dataset_destroy(&test);
+    dp_dataset_destroy(&train);
+    dp_dataset_destroy(&all);
+    return rec;
+}

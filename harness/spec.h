@@ -1,0 +1,46 @@
+/* spec.h: validating one resolved run config into a typed run description.
+ *
+ * Every key is checked: unknown keys are errors with a did-you-mean suggestion, wrong
+ * types and out-of-range values are errors at the value's FILE:LINE:COL. The schema is
+ * documented in README.md ("Experiment YAML"). The top-level document keys grid, scales
+ * and report are checked by spec_check_document (report's shape included).
+ */
+#ifndef DPERM_SPEC_H
+#define DPERM_SPEC_H
+
+#include <stdint.h>
+
+#include "../algorithms/train.h"
+#include "../datasets/dataset.h"
+#include "config.h"
+
+typedef struct run_spec {
+    char experiment[128];
+    /* dataset */
+    char dataset[64];                 /* "synthetic" (the only one until real loaders) */
+    dp_synthetic_params synthetic;    /* dataset.{n,d,classes,margin,label_noise,seed} */
+    double test_fraction;             /* dataset.test_fraction in (0, 1), default 0.2 */
+    /* model */
+    dp_loss_kind loss;                /* model.type: logistic | softmax */
+    double l2;                        /* model.l2 >= 0, default 0 */
+    /* privacy */
+    double delta;                     /* privacy.delta in (0, 1), default 1e-5 */
+    char accountant[32];              /* privacy.accountant, default "rdp" */
+    double epsilon;                   /* target epsilon > 0; INFINITY when not given */
+    int has_noise_multiplier;         /* algorithm.noise_multiplier given explicitly */
+    /* algorithm + train (cfg.noise_multiplier is 0 until calibrated when epsilon given) */
+    char algorithm[32];               /* algorithm.name: sgd | dp_sgd */
+    dp_train_cfg train;
+    uint64_t seed;                    /* run seed (top-level `seed`, default 1) */
+} run_spec;
+
+/* Check the document-level keys (experiment present and a safe folder name; only known
+ * top-level keys; grid/scales/report shapes). DP_ECONFIG with a position on error. */
+int spec_check_document(const cfg_node *root, dp_err *err);
+
+/* Validate a resolved run config into *out. Cross-field checks included (batch size
+ * <= training examples, logistic needs 2 classes, dp_sgd needs clip and either epsilon
+ * or noise_multiplier, ...). DP_ECONFIG with a position on error. */
+int spec_from_config(const cfg_node *resolved, run_spec *out, dp_err *err);
+
+#endif

@@ -1,0 +1,25 @@
+# The CLI surface: help, version, list, privacy, report.
+. "$(dirname "$0")/lib.sh"
+
+check "--help exits 0" sh -c "'$DPERM' --help | grep -q 'usage: dperm'"
+check "run --help exits 0" sh -c "'$DPERM' run --help | grep -q -- '--resume'"
+check "--version names git and libraries" sh -c "'$DPERM' --version | grep -q 'OpenBLAS' && '$DPERM' --version | grep -q 'git'"
+check "list algorithms names dp_sgd" sh -c "'$DPERM' list algorithms | grep -q dp_sgd"
+check "list accountants names rdp" sh -c "'$DPERM' list accountants | grep -q rdp"
+# Abadi et al.'s setting: q 0.01, sigma 4, 10000 steps, delta 1e-5; improved RDP
+# conversion 1.0355 (shared/reference/privacy/README.md).
+out=$("$DPERM" privacy epsilon --sigma 4 --q 0.01 --steps 10000 --delta 1e-5)
+check "privacy epsilon matches the reference 1.0355" sh -c "echo '$out' | grep -qE 'epsilon = 1\.03[45]'"
+out=$("$DPERM" privacy sigma --epsilon 1.0355 --q 0.01 --steps 10000 --delta 1e-5)
+check "privacy sigma inverts it" sh -c "echo '$out' | grep -qE 'sigma = (4\.00|3\.99)'"
+
+"$DPERM" run "$FIX/small.yaml" --out "$WORK/rep" --quiet >/dev/null
+"$DPERM" report "$WORK/rep" > "$WORK/out"
+check "report exits 0" [ $? = 0 ]
+check "report writes the Markdown table" [ -s "$WORK/rep/tables/acc.md" ]
+check "report writes the CSV table" [ -s "$WORK/rep/tables/acc.csv" ]
+check "report writes a PNG figure" sh -c "head -c 8 '$WORK/rep/figures/acc_eps.png' | od -An -tx1 | grep -q '89 50 4e 47'"
+check "report keeps the gnuplot script and data" sh -c "[ -s '$WORK/rep/figures/acc_eps.gp' ] && [ -s '$WORK/rep/figures/acc_eps.dat' ]"
+"$DPERM" report "$WORK/nowhere" 2>/dev/null
+check "report of a missing folder exits 2" [ $? = 2 ]
+finish
