@@ -104,6 +104,7 @@ static int dump_value(FILE *f, json_t *v, int sort_keys)
 
 char *store_json_dumps(json_t *v, int sort_keys)
 {
+    if (!v) return NULL;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

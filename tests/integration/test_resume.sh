@@ -4,16 +4,23 @@
 
 "$DPERM" run "$FIX/sweep.yaml" -j 2 --out "$WORK/clean" --quiet >/dev/null
 check "uninterrupted sweep exits 0" [ $? = 0 ]
-for delay in 0.3 0.7 1.1; do
+# Kill once at least `target` records exist: mid-sweep, with workers running.
+for target in 4 14 26; do
   "$DPERM" run "$FIX/sweep.yaml" -j 2 --out "$WORK/killed" --resume --quiet >/dev/null 2>&1 &
   pid=$!
-  sleep "$delay"
+  while kill -0 "$pid" 2>/dev/null &&
+        [ "$(cat "$WORK/killed/runs.jsonl" 2>/dev/null | wc -l)" -lt "$target" ]; do
+    sleep 0.02
+  done
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
 done
 sleep 0.2
-check "no orphan workers after kill -9" sh -c "! pgrep -f 'sweep.yaml -j 2 --out $WORK/killed' >/dev/null"
+# The bracket keeps pgrep from matching this very command line.
+check "no orphan workers after kill -9" sh -c "! pgrep -f '[s]weep.yaml -j 2 --out $WORK/killed' >/dev/null"
 n_before=$(cat "$WORK/killed/runs.jsonl" 2>/dev/null | wc -l)
+check "the kills interrupted the sweep (0 < $n_before < 48 recorded)" \
+  sh -c "[ $n_before -gt 0 ] && [ $n_before -lt 48 ]"
 "$DPERM" run "$FIX/sweep.yaml" -j 2 --out "$WORK/killed" --resume --quiet >/dev/null
 check "resume exits 0" [ $? = 0 ]
 echo "     (records before the final resume: $n_before of 48)"

@@ -1,0 +1,78 @@
+/* cli_report.c: `dperm report DIR`: tables and figures from DIR/runs.jsonl, using the
+ * `report:` section of the experiment file the sweep copied into DIR/config.yaml. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "report.h"
+
+static const char REPORT_HELP[] =
+    "usage: dperm report DIR [--format md,csv,png,svg,pdf]\n"
+    "\n"
+    "Aggregate DIR/runs.jsonl (mean ± std over seeds) into the tables and figures of the\n"
+    "experiment's `report:` section (DIR/config.yaml), or default ones. Nothing is re-run.\n"
+    "Writes DIR/tables/*.md|.csv, DIR/figures/*.png (+ .gp script and .dat data), and\n"
+    "DIR/report.md.\n"
+    "\n"
+    "options:\n"
+    "  --format LIST   comma list of md, csv, png, svg, pdf (default md,csv,png)\n"
+    "  -q, --quiet     do not list the files written\n";
+
+int cli_report(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *formats = NULL;
+    int quiet = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': formats = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(REPORT_HELP, stdout); return EXIT_OK;
+        case ':': return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error("report", "missing the results folder DIR");
+    if (optind + 1 < argc) return cli_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
+    const char *dir = argv[optind];
+
+    dp_err err;
+    dp_err_clear(&err);
+    cfg_doc doc = {0};
+    json_t *spec = NULL;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/config.yaml", dir);
+    if (access(path, F_OK) == 0) {
+        if (cfg_parse_file(&doc, path, &err) != 0) {
+            cli_print_error(&err);
+            return EXIT_USAGE;
+        }
+        cfg_node *rep = cfg_get(doc.root, "report");
+        if (rep) spec = cfg_to_json(rep);
+    }
+    report_result res = {0};
+    int rc = report_build(dir, spec, formats, &res, &err);
+    json_decref(spec);
+    cfg_doc_destroy(&doc);
+    if (rc) {
+        cli_print_error(&err);
+        return rc == DP_ENOMEM ? EXIT_RUNS_FAILED : EXIT_USAGE;
+    }
+    for (size_t i = 0; i < res.n_warnings; i++) fprintf(stderr, "dperm: note: %s\n", res.warnings[i]);
+    if (!quiet) {
+        printf("dperm: report of %zu runs (%zu ok, %zu diverged, %zu failed) in %s:\n",
+               res.n_records, res.n_ok, res.n_diverged, res.n_failed, dir);
+        for (size_t i = 0; i < res.n_files; i++) printf("  %s\n", res.files[i]);
+    }
+    report_result_destroy(&res);
+    return EXIT_OK;
+}
