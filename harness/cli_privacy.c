@@ -108,5 +108,13 @@ int cli_privacy(int argc, char **argv)
         printf("  %-40s %12.6g %10g\n", "rdp, improved conversion (Balle 2020)", e_imp, o_imp);
         printf("  %-40s %12.6g %10g\n", "rdp, classic conversion (Mironov 2017)", e_cls, o_cls);
     }
+    /* At an end of the order grid the optimum may lie outside it: the bound still holds
+     * but may be loose, and the user should know. */
+    const double *orders;
+    size_t n_orders = dp_rdp_default_orders(&orders);
+    if (e_imp > 0 && (o_imp <= orders[0] || o_imp >= orders[n_orders - 1]))
+        fprintf(stderr, "dperm: note: the best RDP order (%g) is at the end of the order grid "
+                        "[%g, %g]; the epsilon is an upper bound but may be loose\n",
+                o_imp, orders[0], orders[n_orders - 1]);
     return EXIT_OK;
 }

@@ -11,6 +11,10 @@
  *      within that block only; a scalar or a map without lists is a constant; a nested
  *      map recurses with its key as a path prefix. `zip` (a map of equal-length lists, or
  *      a list of such maps) varies its lists together as one dimension.
+ *      Assigning a map where the base already has a map MERGES it over the base (maps
+ *      key by key, anything else replaces), so base defaults such as algorithm.clip apply
+ *      to every block of a list; any other value replaces what is there, and maps missing
+ *      on a dotted path are created.
  *   4. Cartesian product of all dimensions, in document order, last dimension fastest.
  *   5. `--only KEY=VALUE` keeps runs whose resolved value at dotted KEY equals VALUE
  *      (numbers compare numerically); several --only on one key are OR, on different
@@ -26,7 +30,8 @@
 #include "config.h"
 
 typedef struct grid_run {
-    cfg_node *config;      /* resolved run config (a map), owned */
+    cfg_node *config;      /* resolved run config (a map), owned; its nodes' `file` points
+                              into the parsed cfg_doc, which must outlive the grid */
     char id[17];           /* 16 hex digits + NUL */
     size_t index;          /* position in the full expansion (before --only) */
 } grid_run;
