@@ -65,7 +65,7 @@ int cli_report(int argc, char **argv)
     cfg_doc_destroy(&doc);
     if (rc) {
         cli_print_error(&err);
-        return rc == DP_ENOMEM ? EXIT_RUNS_FAILED : EXIT_USAGE;
+        return EXIT_USAGE;
     }
     for (size_t i = 0; i < res.n_warnings; i++) fprintf(stderr, "dperm: note: %s\n", res.warnings[i]);
     if (!quiet) {

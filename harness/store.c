@@ -251,8 +251,8 @@ static int read_file(const char *path, char **out, size_t *len, dp_err *err)
 
 static int load_one(const char *path, json_t *records, dp_err *err)
 {
-    char *buf;
-    size_t len;
+    char *buf = NULL;
+    size_t len = 0;
     int rc = read_file(path, &buf, &len, err);
     if (rc) return rc;
     int line = 0;

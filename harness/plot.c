@@ -1,0 +1,595 @@
+/* plot.c: figures for `dperm report` (see plot.h): points from records, the gnuplot data
+ * file and script, and the images (gnuplot.c runs gnuplot).
+ *
+ * Two kinds of figure. Curve figures (x is "iteration" or "epoch") read record.curves:
+ * the curves of a series (usually its seeds) are averaged point-wise over the records
+ * that have a value at each x, so curves that share their x values average exactly and
+ * a shorter curve simply stops contributing. Scalar figures (x a config path or a
+ * metric) aggregate metrics[y] per (series, x value). x is numeric when every x value is
+ * a number; otherwise the x values are categories placed at 0, 1, 2, ... with their
+ * labels as tics, drawn as points (a line between categories would mean nothing).
+ *
+ * The .gp script is meant to be kept and restyled by hand: it runs from the figures/
+ * folder, reads NAME.dat there, and picks its terminal from the variable fmt (png by
+ * default; `gnuplot -e "fmt='pdf'" NAME.gp`). The harness sets `out` too, so gnuplot
+ * writes a temporary file, whose bytes are then installed atomically (store_write_atomic)
+ * and a reader never sees a half-drawn image.
+ * Text goes into gnuplot single-quoted strings (no escapes there but '' for a quote) and
+ * terminals are noenhanced, so names like test_accuracy do not turn into subscripts.
+ */
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gnuplot.h"
+#include "store.h"
+
+typedef struct point {
+    double x;
+    agg_stats st;
+    const char *tic;       /* category label (borrowed from the x key), or NULL */
+} point;
+
+typedef struct figure {
+    const char *name, *title, *x, *y;
+    agg_strs by;
+    json_t *where;
+    int logx, logy;
+    int errorbars;         /* 1 yes, 0 no, -1 auto: when some point averages several runs */
+    int curve;             /* x is iteration or epoch */
+    agg_source x_src;      /* scalar figures: where x comes from */
+    int categorical;       /* scalar figures: x values are not all numbers */
+    size_t n_categories;   /* then their count */
+    char *const *tics;     /* and their labels (borrowed from the x key) */
+    char namebuf[32];
+} figure;
+
+// ---- spec -----------------------------------------------------------------------------
+
+static int flag(json_t *fig, const char *key, int dflt)
+{
+    json_t *v = json_object_get(fig, key);
+    return json_is_boolean(v) ? json_is_true(v) : dflt;
+}
+
+static int figure_read(figure *f, json_t *fig, size_t number, dp_err *err)
+{
+    if (!json_is_object(fig))
+        return dp_err_set(err, DP_ECONFIG, "report.figures[%zu]: expected a map", number - 1);
+    snprintf(f->namebuf, sizeof f->namebuf, "figure%zu", number);
+    f->name = json_string_value(json_object_get(fig, "name"));
+    if (!f->name) f->name = f->namebuf;
+    if (!agg_safe_name(f->name))
+        return dp_err_set(err, DP_ECONFIG, "report.figures[%zu].name '%s': use letters, "
+                          "digits, '_', '-' or '.' (it names files)", number - 1, f->name);
+    f->x = json_string_value(json_object_get(fig, "x"));
+    if (!f->x) f->x = "iteration";
+    f->curve = !strcmp(f->x, "iteration") || !strcmp(f->x, "epoch");
+    f->y = json_string_value(json_object_get(fig, "y"));
+    if (!f->y) f->y = f->curve ? "train_loss" : "test_accuracy";
+    f->title = json_string_value(json_object_get(fig, "title"));
+    f->where = json_object_get(fig, "where");
+    if (f->where && !json_is_object(f->where))
+        return dp_err_set(err, DP_ECONFIG, "report.figures[%zu].where: expected a map",
+                          number - 1);
+    f->logx = flag(fig, "logx", 0);
+    f->logy = flag(fig, "logy", 0);
+    f->errorbars = flag(fig, "errorbars", -1);
+    char what[64];
+    snprintf(what, sizeof what, "report.figures[%zu].by", number - 1);
+    return agg_paths_from_json(json_object_get(fig, "by"), what, &f->by, err);
+}
+
+// ---- points ---------------------------------------------------------------------------
+
+typedef struct xy {
+    double x, y;
+} xy;
+
+static int cmp_xy(const void *a, const void *b)
+{
+    const xy *p = a, *q = b;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+/* Curve points of one series (records recs[members[0..m)]): every (x, y) pair, sorted
+ * by x, runs of equal x summarised into *pts (new array, caller frees). pairs and ys have
+ * room for all pairs of the series. Returns the number of points, or -1 on ENOMEM. */
+static long curve_points(const figure *f, json_t *const *recs, const size_t *members,
+                         size_t m, xy *pairs, double *ys, point **pts)
+{
+    size_t np = 0;
+    for (size_t i = 0; i < m; i++) {
+        json_t *curves = json_object_get(recs[members[i]], "curves");
+        json_t *xs = json_object_get(curves, f->x), *yv = json_object_get(curves, f->y);
+        size_t len = json_array_size(xs);
+        if (json_array_size(yv) < len) len = json_array_size(yv);
+        for (size_t j = 0; j < len; j++) {
+            json_t *a = json_array_get(xs, j), *b = json_array_get(yv, j);
+            if (json_is_number(a) && json_is_number(b))   /* null = non-finite: skipped */
+                pairs[np++] = (xy){json_number_value(a), json_number_value(b)};
+        }
+    }
+    qsort(pairs, np, sizeof *pairs, cmp_xy);
+    size_t distinct = 0;
+    for (size_t i = 0; i < np; i++) distinct += i == 0 || pairs[i].x != pairs[i - 1].x;
+    if (!(*pts = malloc((distinct + 1) * sizeof **pts))) return -1;
+    size_t out = 0;
+    for (size_t i = 0; i < np;) {
+        size_t j = i;
+        for (; j < np && pairs[j].x == pairs[i].x; j++) ys[j - i] = pairs[j].y;
+        (*pts)[out].x = pairs[i].x;
+        (*pts)[out].tic = NULL;
+        agg_stats_of(ys, j - i, &(*pts)[out].st);
+        out++;
+        i = j;
+    }
+    return (long)out;
+}
+
+/* The points of every series: pts[g][0..npts[g]) for series g, and the cell (series,
+ * x value) of each record for the pooled-paths check. 0 or DP_ENOMEM. */
+typedef struct points {
+    point **pts;
+    size_t *npts;
+    size_t *cell;
+    size_t n_cells;
+    size_t total;
+    agg_key xkey;        /* scalar figures: the x values */
+} points;
+
+static void points_destroy(points *p, size_t n_series)
+{
+    if (p->pts)
+        for (size_t g = 0; g < n_series; g++) free(p->pts[g]);
+    free(p->pts);
+    free(p->npts);
+    free(p->cell);
+    agg_key_destroy(&p->xkey);
+    memset(p, 0, sizeof *p);
+}
+
+static int curve_figure_points(figure *f, json_t *const *recs, size_t n, const agg_key *series,
+                               points *p)
+{
+    /* scratch sized for the largest series, which is at most all pairs of all runs */
+    size_t np = 0;
+    for (size_t r = 0; r < n; r++)
+        np += json_array_size(json_object_get(json_object_get(recs[r], "curves"), f->x));
+    xy *pairs = malloc((np + 1) * sizeof *pairs);
+    double *ys = malloc((np + 1) * sizeof *ys);
+    size_t *members = malloc((n + 1) * sizeof *members);
+    int rc = pairs && ys && members ? 0 : DP_ENOMEM;
+    for (size_t g = 0; g < series->n_groups && rc == 0; g++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (series->group[i] == g) members[m++] = i;
+        long got = curve_points(f, recs, members, m, pairs, ys, &p->pts[g]);
+        if (got < 0) {
+            rc = DP_ENOMEM;
+            break;
+        }
+        p->npts[g] = (size_t)got;
+        p->total += p->npts[g];
+    }
+    for (size_t i = 0; i < n; i++) p->cell[i] = series->group[i];
+    p->n_cells = series->n_groups;
+    free(pairs);
+    free(ys);
+    free(members);
+    return rc;
+}
+
+static int scalar_figure_points(figure *f, json_t *const *recs, size_t n,
+                                const agg_key *series, points *p, dp_err *err)
+{
+    /* x from the config when some selected run has it there, else from the metrics */
+    f->x_src = AGG_FROM_METRIC;
+    for (size_t i = 0; i < n; i++)
+        if (agg_config_get(recs[i], f->x)) f->x_src = AGG_FROM_CONFIG;
+    char *xpath[1] = {(char *)f->x};
+    int rc = agg_key_init(&p->xkey, recs, n, xpath, 1, f->x_src, err);
+    if (rc) return rc;
+    const agg_key *xk = &p->xkey;
+    f->categorical = !agg_key_numeric(xk);
+    f->n_categories = xk->n_groups;
+    f->tics = xk->labels;
+    double *ys = malloc((n + 1) * sizeof *ys);
+    if (!ys) return DP_ENOMEM;
+    for (size_t g = 0; g < series->n_groups; g++) {
+        if (!(p->pts[g] = malloc((xk->n_groups + 1) * sizeof **p->pts))) {
+            free(ys);
+            return DP_ENOMEM;
+        }
+        for (size_t xg = 0; xg < xk->n_groups; xg++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++)
+                if (series->group[i] == g && xk->group[i] == xg &&
+                    agg_metric_get(recs[i], f->y, &ys[m]))
+                    m++;
+            if (m == 0 || !xk->values[xg]) continue;   /* no y, or runs without an x */
+            point *pt = &p->pts[g][p->npts[g]++];
+            pt->x = f->categorical ? (double)xg : json_number_value(xk->values[xg]);
+            pt->tic = f->categorical ? xk->labels[xg] : NULL;
+            agg_stats_of(ys, m, &pt->st);
+        }
+        p->total += p->npts[g];
+    }
+    for (size_t i = 0; i < n; i++) p->cell[i] = series->group[i] * xk->n_groups + xk->group[i];
+    p->n_cells = series->n_groups * xk->n_groups;
+    free(ys);
+    return 0;
+}
+
+// ---- files ----------------------------------------------------------------------------
+
+/* Single-quoted gnuplot string: '' stands for ', line breaks become spaces. */
+static void gp_quote(agg_buf *b, const char *s)
+{
+    agg_buf_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'') agg_buf_puts(b, "''");
+        else if (*s == '\n' || *s == '\r') agg_buf_puts(b, " ");
+        else agg_buf_printf(b, "%c", *s);
+    }
+    agg_buf_puts(b, "'");
+}
+
+static void write_dat(agg_buf *b, const figure *f, const agg_key *series, point *const *pts,
+                      const size_t *npts)
+{
+    char x[40], m[40], s[40];
+    agg_buf_printf(b, "# %s.dat: data of figure %s (dperm report), x = %s, y = %s.\n",
+                   f->name, f->name, f->x, f->y);
+    agg_buf_puts(b, "# One block per series (gnuplot `index`), separated by two blank lines.\n"
+                    "# Columns: x, mean of y, sample std of y (0 when n < 2), n runs");
+    agg_buf_puts(b, f->categorical ? ", x label.\n" : ".\n");
+    for (size_t g = 0; g < series->n_groups; g++) {
+        char *label = agg_key_join(series, g, ", ");
+        agg_buf_printf(b, "%s# series: %s\n", g ? "\n\n" : "\n",
+                       label && *label ? label : f->y);
+        free(label);
+        for (size_t i = 0; i < npts[g]; i++) {
+            const point *p = &pts[g][i];
+            agg_fmt_double(x, sizeof x, p->x, 12);
+            agg_fmt_double(m, sizeof m, p->st.mean, 12);
+            agg_fmt_double(s, sizeof s, p->st.std, 12);
+            agg_buf_printf(b, "%s %s %s %zu", x, m, s, p->st.n);
+            if (p->tic) {
+                agg_buf_puts(b, " \"");
+                for (const char *c = p->tic; *c; c++)
+                    agg_buf_printf(b, "%c", *c == '"' || *c == '\n' ? '\'' : *c);
+                agg_buf_puts(b, "\"");
+            }
+            agg_buf_puts(b, "\n");
+        }
+    }
+}
+
+/* The positive extent of the plotted values (bands included), for log-axis tics. */
+typedef struct range {
+    double xlo, xhi, ylo, yhi;   /* 0 when there is no positive value */
+} range;
+
+static void extend(double *lo, double *hi, double v)
+{
+    if (!(v > 0)) return;
+    if (*lo == 0 || v < *lo) *lo = v;
+    if (v > *hi) *hi = v;
+}
+
+static range data_range(point *const *pts, const size_t *npts, size_t n_series,
+                        int bands)
+{
+    range r = {0, 0, 0, 0};
+    for (size_t g = 0; g < n_series; g++)
+        for (size_t i = 0; i < npts[g]; i++) {
+            const point *p = &pts[g][i];
+            extend(&r.xlo, &r.xhi, p->x);
+            extend(&r.ylo, &r.yhi, p->st.mean);
+            if (bands) {
+                extend(&r.ylo, &r.yhi, p->st.mean - p->st.std);
+                extend(&r.ylo, &r.yhi, p->st.mean + p->st.std);
+            }
+        }
+    return r;
+}
+
+/* gnuplot labels a log axis at whole decades only, so data spanning less than two
+ * decades would get one label or none. Then write explicit tics and return 1: within a
+ * decade, about five round values evenly spaced (1, 2 or 5 times a power of ten apart);
+ * within two, 1-2-5 in each decade. Wider ranges keep gnuplot's decades: return 0. */
+static int log_tics(agg_buf *b, char axis, double lo, double hi)
+{
+    double v[64];
+    size_t n = 0;
+    if (!(lo > 0) || !(hi > lo) || hi / lo >= 100) return 0;
+    if (hi / lo < 10) {
+        double raw = (hi - lo) / 5, mag = pow(10, floor(log10(raw))), q = raw / mag;
+        double step = mag * (q < 1.5 ? 1 : q < 3.5 ? 2 : q < 7.5 ? 5 : 10);
+        for (double k = ceil(lo / step); k * step <= hi * (1 + 1e-12) && n < 64; k++)
+            v[n++] = k * step;
+    } else {
+        static const double mant[] = {1, 2, 5};
+        for (double d = floor(log10(lo)); d <= ceil(log10(hi)); d++)
+            for (size_t m = 0; m < 3; m++) {
+                double t = mant[m] * pow(10, d);
+                if (t >= lo && t <= hi && n < 64) v[n++] = t;
+            }
+    }
+    if (n < 2) return 0;
+    agg_buf_printf(b, "set %ctics (", axis);
+    for (size_t i = 0; i < n; i++) agg_buf_printf(b, "%s%.6g", i ? ", " : "", v[i]);
+    agg_buf_puts(b, ")   # round values: the range is too narrow for decades\n");
+    return 1;
+}
+
+static void write_gp(agg_buf *b, const figure *f, const agg_key *series, const char *title,
+                     int bands, const range *r)
+{
+    agg_buf_printf(b, "# %s.gp: figure %s of `dperm report`; data in %s.dat.\n"
+                      "# Remake it from this folder: gnuplot %s.gp   (PNG; add "
+                      "-e \"fmt='svg'\" or \"fmt='pdf'\" before the script for the others)\n\n",
+                   f->name, f->name, f->name, f->name);
+    agg_buf_printf(b, "if (!exists(\"fmt\")) fmt = 'png'\n"
+                      "if (!exists(\"out\")) out = '%s.' . fmt\n", f->name);
+    agg_buf_puts(b, "if (fmt eq 'png') { set terminal pngcairo size 900,600 noenhanced "
+                    "font 'sans,11' }\n"
+                    "if (fmt eq 'svg') { set terminal svg size 900,600 dynamic noenhanced "
+                    "font 'sans,12' }\n"
+                    "if (fmt eq 'pdf') { set terminal pdfcairo size 9in,6in noenhanced "
+                    "font 'sans,10' }\n"
+                    "set output out\n\n");
+    agg_buf_puts(b, "set title ");
+    gp_quote(b, title);
+    agg_buf_puts(b, "\nset xlabel ");
+    gp_quote(b, f->x);
+    agg_buf_puts(b, "\nset ylabel ");
+    gp_quote(b, f->y);
+    agg_buf_puts(b, bands ? "   # lines: mean over runs; bands/bars: +- sample std\n" : "\n");
+    if (f->logx && !f->categorical) agg_buf_puts(b, "set logscale x\n");
+    if (f->logy) agg_buf_puts(b, "set logscale y\n");
+    agg_buf_puts(b, "set grid\n");
+    if (f->by.n) {   /* the key's title names the series' paths */
+        agg_buf t;
+        agg_buf_init(&t);
+        for (size_t p = 0; p < f->by.n; p++)
+            agg_buf_printf(&t, "%s%s", p ? ", " : "", f->by.s[p]);
+        agg_buf_puts(b, "set key outside right top Left reverse title ");
+        gp_quote(b, agg_buf_str(&t));
+        agg_buf_puts(b, "\n");
+        b->oom = b->oom || t.oom;
+        agg_buf_destroy(&t);
+    } else {
+        agg_buf_puts(b, "set key off\n");
+    }
+    /* the data's own range plus a margin, unless a log axis is left to gnuplot's whole
+     * decades (log_tics) */
+    int fixx = f->categorical || !f->logx || log_tics(b, 'x', r->xlo, r->xhi);
+    int fixy = !f->logy || log_tics(b, 'y', r->ylo, r->yhi);
+    if (fixx || fixy)
+        agg_buf_printf(b, "set autoscale %s\n", fixx && fixy ? "fix" : fixx ? "xfix" : "yfix");
+    agg_buf_printf(b, "set offsets graph %s, graph %s, graph %s, graph %s\n",
+                   fixx ? "0.03" : "0", fixx ? "0.03" : "0", fixy ? "0.05" : "0",
+                   fixy ? "0.05" : "0");
+    if (f->categorical) {   /* categories sit at 0, 1, ...: half a slot of room each side */
+        agg_buf_printf(b, "set xrange [-0.5:%zu.5]\nset xtics (", f->n_categories - 1);
+        for (size_t c = 0; c < f->n_categories; c++) {
+            agg_buf_puts(b, c ? ", " : "");
+            gp_quote(b, f->tics[c]);
+            agg_buf_printf(b, " %zu", c);
+        }
+        agg_buf_puts(b, ")\n");
+    }
+    agg_buf_puts(b, "set style fill transparent solid 0.2 noborder\n");
+    agg_buf_printf(b, "data = '%s.dat'\n\nplot \\\n", f->name);
+    for (size_t g = 0; g < series->n_groups; g++) {
+        char *label = agg_key_join(series, g, ", ");
+        const char *shown = label && *label ? label : f->y;
+        size_t lc = g + 1;
+        if (f->categorical) {
+            /* no lines between categories; series side by side around each category */
+            double dx = 0.08 * ((double)g - 0.5 * (double)(series->n_groups - 1));
+            agg_buf_printf(b, "  data index %zu using ", g);
+            if (series->n_groups > 1) agg_buf_printf(b, "($1%+.2f)", dx);
+            else agg_buf_puts(b, "1");
+            agg_buf_printf(b, ":2%s with %s lc %zu pt 7 ps 1 title ",
+                           bands ? ":3" : "", bands ? "yerrorbars" : "points", lc);
+        } else if (bands && f->curve) {
+            agg_buf_printf(b, "  data index %zu using 1:($2-$3):($2+$3) with filledcurves "
+                              "lc %zu notitle, \\\n", g, lc);
+            agg_buf_printf(b, "  data index %zu using 1:2 with linespoints lc %zu lw 2 pt 7 "
+                              "ps 0.6 title ", g, lc);
+        } else if (bands) {
+            agg_buf_printf(b, "  data index %zu using 1:2:3 with yerrorlines lc %zu lw 2 pt 7 "
+                              "ps 0.8 title ", g, lc);
+        } else {
+            agg_buf_printf(b, "  data index %zu using 1:2 with linespoints lc %zu lw 2 pt 7 "
+                              "ps 0.6 title ", g, lc);
+        }
+        gp_quote(b, shown);
+        agg_buf_puts(b, g + 1 < series->n_groups ? ", \\\n" : "\n");
+        free(label);
+    }
+}
+
+// ---- images -------------------------------------------------------------------------
+
+/* Make figures/NAME.FMT; gnuplot's note, if any, becomes a warning. */
+static int render(agg_out *out, const char *figdir, const figure *f, const char *fmt,
+                  dp_err *err)
+{
+    char script[160], rel[200], *note = NULL, *image = NULL;
+    size_t len = 0;
+    snprintf(script, sizeof script, "%s.gp", f->name);
+    snprintf(rel, sizeof rel, "figures/%s.%s", f->name, fmt);
+    int rc = gnuplot_render(figdir, script, fmt, &image, &len, &note, err);
+    if (rc == 0 && note &&
+        agg_strs_pushf(&out->warnings, "figure %s (%s): gnuplot: %s", f->name, fmt, note) != 0)
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory drawing figure %s", f->name);
+    if (rc == 0) rc = agg_out_write(out, rel, image, len, err);
+    free(note);
+    free(image);
+    return rc;
+}
+
+// ---- figure ---------------------------------------------------------------------------
+
+static void figure_md(agg_out *out, const figure *f, const char *title, unsigned formats,
+                      int bands, const agg_strs *pooled, size_t n_runs)
+{
+    agg_buf *md = &out->md;
+    const char *main_fmt = formats & PLOT_PNG ? "png" : formats & PLOT_SVG ? "svg"
+                         : formats & PLOT_PDF ? "pdf" : NULL;
+    agg_buf_printf(md, "### %s\n\n", title);
+    if (main_fmt && strcmp(main_fmt, "pdf") == 0)
+        agg_buf_printf(md, "[%s.pdf](figures/%s.pdf)\n\n", f->name, f->name);
+    else if (main_fmt)
+        agg_buf_printf(md, "![%s](figures/%s.%s)\n\n", title, f->name, main_fmt);
+    agg_buf_printf(md, "%s of %zu ok run%s%s; ", f->y, n_runs, n_runs == 1 ? "" : "s",
+                   bands ? " (mean; band or bars: ± sample std)" : "");
+    agg_buf_printf(md, "data [figures/%s.dat](figures/%s.dat), script [figures/%s.gp]"
+                       "(figures/%s.gp)", f->name, f->name, f->name, f->name);
+    if (formats & PLOT_SVG && strcmp(main_fmt, "svg") != 0)
+        agg_buf_printf(md, ", [svg](figures/%s.svg)", f->name);
+    if (formats & PLOT_PDF && strcmp(main_fmt, "pdf") != 0)
+        agg_buf_printf(md, ", [pdf](figures/%s.pdf)", f->name);
+    agg_buf_puts(md, ".\n");
+    if (pooled->n) {
+        agg_buf_puts(md, "Each point pools runs that differ in:");
+        for (size_t i = 0; i < pooled->n; i++)
+            agg_buf_printf(md, "%s %s", i ? "," : "", pooled->s[i]);
+        agg_buf_puts(md, " (add them to `by` or `where` to separate them).\n");
+    }
+    agg_buf_puts(md, "\n");
+}
+
+/* "y vs x by a, b" unless the spec gives a title. Caller frees; NULL on ENOMEM. */
+static char *figure_title(const figure *f)
+{
+    if (f->title) return strdup(f->title);
+    agg_buf t;
+    agg_buf_init(&t);
+    agg_buf_printf(&t, "%s vs %s", f->y, f->x);
+    for (size_t p = 0; p < f->by.n; p++)
+        agg_buf_printf(&t, "%s%s", p ? ", " : " by ", f->by.s[p]);
+    if (t.oom) {
+        agg_buf_destroy(&t);
+        return NULL;
+    }
+    return t.data;
+}
+
+static int write_figure_files(agg_out *out, const figure *f, const agg_key *series,
+                              const points *p, const char *title, int bands, unsigned formats,
+                              dp_err *err)
+{
+    static const struct {
+        unsigned bit;
+        const char *ext;
+    } fmts[] = {{PLOT_PNG, "png"}, {PLOT_SVG, "svg"}, {PLOT_PDF, "pdf"}};
+    agg_buf dat, gp;
+    agg_buf_init(&dat);
+    agg_buf_init(&gp);
+    char rel[200], *figdir = NULL;
+    if (asprintf(&figdir, "%s/figures", out->dir) < 0)
+        return dp_err_set(err, DP_ENOMEM, "out of memory writing figure %s", f->name);
+    int rc = store_mkdirs(figdir, err);
+    if (rc) goto fail;
+    write_dat(&dat, f, series, p->pts, p->npts);
+    range r = data_range(p->pts, p->npts, series->n_groups, bands);
+    write_gp(&gp, f, series, title, bands, &r);
+    if (dat.oom || gp.oom) {
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory writing figure %s", f->name);
+        goto fail;
+    }
+    snprintf(rel, sizeof rel, "figures/%s.dat", f->name);
+    if ((rc = agg_out_write(out, rel, dat.data, dat.len, err))) goto fail;
+    snprintf(rel, sizeof rel, "figures/%s.gp", f->name);
+    if ((rc = agg_out_write(out, rel, gp.data, gp.len, err))) goto fail;
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+        if ((formats & fmts[i].bit) && (rc = render(out, figdir, f, fmts[i].ext, err)))
+            goto fail;
+fail:
+    agg_buf_destroy(&dat);
+    agg_buf_destroy(&gp);
+    free(figdir);
+    return rc;
+}
+
+int plot_figure(agg_out *out, json_t *const *recs, size_t n, json_t *fig, size_t number,
+                unsigned formats, dp_err *err)
+{
+    figure f;
+    agg_key series;
+    points p;
+    memset(&f, 0, sizeof f);
+    memset(&series, 0, sizeof series);
+    memset(&p, 0, sizeof p);
+    agg_strs cands = {0}, keys = {0}, pooled = {0};
+    json_t **sel = malloc((n + 1) * sizeof *sel);
+    size_t n_sel = 0;
+    char *title = NULL;
+    int rc = figure_read(&f, fig, number, err);
+    if (rc) goto fail;
+    if (!sel) goto oom;
+
+    for (size_t r = 0; r < n; r++)
+        if (!strcmp(agg_status(recs[r]), "ok") && agg_where_match(recs[r], f.where))
+            sel[n_sel++] = recs[r];
+    if ((rc = agg_key_init(&series, sel, n_sel, f.by.s, f.by.n, AGG_FROM_CONFIG, err)))
+        goto fail;
+    p.pts = calloc(series.n_groups + 1, sizeof *p.pts);
+    p.npts = calloc(series.n_groups + 1, sizeof *p.npts);
+    p.cell = calloc(n_sel + 1, sizeof *p.cell);
+    if (!p.pts || !p.npts || !p.cell) goto oom;
+    rc = f.curve ? curve_figure_points(&f, sel, n_sel, &series, &p)
+                 : scalar_figure_points(&f, sel, n_sel, &series, &p, err);
+    if (rc == DP_ENOMEM) goto oom;
+    if (rc) goto fail;
+
+    if (p.total == 0) {
+        if (agg_strs_pushf(&out->warnings, "figure %s: no data points (%zu ok runs match; "
+                           "y = %s, x = %s)", f.name, n_sel, f.y, f.x) != 0)
+            goto oom;
+        agg_buf_printf(&out->md, "### %s\n\nNo data: %zu ok runs match, none has %s "
+                       "against %s.\n\n", f.title ? f.title : f.name, n_sel, f.y, f.x);
+        goto fail;
+    }
+    int bands = f.errorbars;
+    if (bands < 0) {   /* auto: as soon as any point averages several runs */
+        bands = 0;
+        for (size_t g = 0; g < series.n_groups; g++)
+            for (size_t i = 0; i < p.npts[g]; i++) bands = bands || p.pts[g][i].st.n > 1;
+    }
+    if (!(title = figure_title(&f))) goto oom;
+
+    /* what each point pools besides seeds: said under the figure */
+    if (agg_leaf_paths(sel, n_sel, &cands) != 0 || agg_strs_push(&keys, f.x) != 0) goto oom;
+    for (size_t i = 0; i < f.by.n; i++)
+        if (agg_strs_push(&keys, f.by.s[i]) != 0) goto oom;
+    if (agg_pooled_paths(sel, n_sel, p.cell, p.n_cells, &cands, &keys, &pooled) != 0) goto oom;
+
+    if ((rc = write_figure_files(out, &f, &series, &p, title, bands, formats, err))) goto fail;
+    figure_md(out, &f, title, formats, bands, &pooled, n_sel);
+    if (pooled.n && agg_strs_pushf(&out->warnings, "figure %s: points pool runs that differ "
+                                   "in %s%s", f.name, pooled.s[0],
+                                   pooled.n > 1 ? " and more" : "") != 0)
+        goto oom;
+    goto fail;   /* rc is 0: the common cleanup */
+oom:
+    rc = dp_err_set(err, DP_ENOMEM, "out of memory drawing figure %zu", number);
+fail:
+    points_destroy(&p, series.n_groups);
+    agg_key_destroy(&series);
+    agg_strs_destroy(&f.by);
+    agg_strs_destroy(&cands);
+    agg_strs_destroy(&keys);
+    agg_strs_destroy(&pooled);
+    free(sel);
+    free(title);
+    return rc;
+}

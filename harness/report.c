@@ -1,0 +1,358 @@
+/* report.c: `dperm report DIR` (see report.h): load the records, fill in the default
+ * spec, write the tables (table.c) and figures (plot.c), then DIR/report.md.
+ *
+ * Records are sorted by their grid `index` first (runs.jsonl is in completion order,
+ * which depends on -j), so "first-seen order" of non-numeric values is the order of the
+ * sweep as written in the config, whatever the scheduling was.
+ */
+#include "report.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "gnuplot.h"
+#include "plot.h"
+#include "store.h"
+#include "table.h"
+
+// ---- formats --------------------------------------------------------------------------
+
+static int parse_formats(const char *formats, unsigned *tables, unsigned *images, dp_err *err)
+{
+    static const struct {
+        const char *name;
+        unsigned table, image;
+    } known[] = {{"md", TABLE_MD, 0}, {"csv", TABLE_CSV, 0}, {"png", 0, PLOT_PNG},
+                 {"svg", 0, PLOT_SVG}, {"pdf", 0, PLOT_PDF}};
+    *tables = *images = 0;
+    const char *s = formats ? formats : "md,csv,png";
+    while (*s) {
+        s += strspn(s, " ,");
+        size_t n = strcspn(s, " ,");
+        if (n == 0) break;
+        size_t k = 0;
+        while (k < sizeof known / sizeof known[0] &&
+               !(strlen(known[k].name) == n && !strncmp(s, known[k].name, n)))
+            k++;
+        if (k == sizeof known / sizeof known[0]) {
+            dp_err_set(err, DP_EINVAL, "unknown report format '%.*s'", (int)n, s);
+            dp_err_hint(err, "formats are md, csv, png, svg, pdf (comma separated)");
+            return DP_EINVAL;
+        }
+        *tables |= known[k].table;
+        *images |= known[k].image;
+        s += n;
+    }
+    if (!*tables && !*images) {
+        dp_err_set(err, DP_EINVAL, "no report format given");
+        dp_err_hint(err, "formats are md, csv, png, svg, pdf (comma separated)");
+        return DP_EINVAL;
+    }
+    return 0;
+}
+
+// ---- records --------------------------------------------------------------------------
+
+typedef struct ordered {
+    json_t *rec;
+    long long index;   /* grid index; records without one go last, in file order */
+    size_t pos;
+} ordered;
+
+static int cmp_ordered(const void *a, const void *b)
+{
+    const ordered *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* recs[0..n) borrowed from the array, sorted by index. NULL on ENOMEM. */
+static json_t **sorted_records(json_t *array, size_t n)
+{
+    ordered *o = malloc((n + 1) * sizeof *o);
+    json_t **recs = malloc((n + 1) * sizeof *recs);
+    if (!o || !recs) {
+        free(o);
+        free(recs);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(array, i), *idx = json_object_get(r, "index");
+        o[i] = (ordered){r, json_is_integer(idx) ? json_integer_value(idx) : LLONG_MAX, i};
+    }
+    qsort(o, n, sizeof *o, cmp_ordered);
+    for (size_t i = 0; i < n; i++) recs[i] = o[i].rec;
+    free(o);
+    return recs;
+}
+
+// ---- defaults -------------------------------------------------------------------------
+
+/* The config paths that vary across recs, seed excluded, each kept only when it splits
+ * runs that agree on `seedkeys` and on the paths kept before it (so algorithm.clip,
+ * present only for dp_sgd, adds nothing once algorithm.name is there). */
+static int varying_paths(json_t *const *recs, size_t n, const agg_strs *seedkeys,
+                         agg_strs *out, dp_err *err)
+{
+    agg_strs cands = {0}, keys = {0}, one = {0}, split = {0};
+    agg_key k;
+    memset(&k, 0, sizeof k);
+    int rc = DP_ENOMEM;
+    if (agg_leaf_paths(recs, n, &cands) != 0) goto fail;
+    for (size_t i = 0; i < seedkeys->n; i++)
+        if (agg_strs_push(&keys, seedkeys->s[i]) != 0) goto fail;
+    for (size_t c = 0; c < cands.n; c++) {
+        agg_key_destroy(&k);
+        if ((rc = agg_key_init(&k, recs, n, keys.s, keys.n, AGG_FROM_CONFIG, err))) goto fail;
+        rc = DP_ENOMEM;
+        agg_strs_destroy(&one);
+        agg_strs_destroy(&split);
+        if (agg_strs_push(&one, cands.s[c]) != 0 ||
+            agg_pooled_paths(recs, n, k.group, k.n_groups, &one, &keys, &split) != 0)
+            goto fail;
+        if (split.n && (agg_strs_push(&keys, cands.s[c]) != 0 ||
+                        agg_strs_push(out, cands.s[c]) != 0))
+            goto fail;
+    }
+    rc = 0;
+fail:
+    if (rc == DP_ENOMEM) dp_err_set(err, rc, "out of memory choosing the default report");
+    agg_key_destroy(&k);
+    agg_strs_destroy(&cands);
+    agg_strs_destroy(&keys);
+    agg_strs_destroy(&one);
+    agg_strs_destroy(&split);
+    return rc;
+}
+
+/* The first of test_accuracy, test_loss, train_loss that some ok run has (test_accuracy
+ * when none has any: its cells then show as empty). */
+static const char *default_metric(json_t *const *recs, size_t n)
+{
+    static const char *const prefer[] = {"test_accuracy", "test_loss", "train_loss"};
+    for (size_t p = 0; p < sizeof prefer / sizeof prefer[0]; p++)
+        for (size_t i = 0; i < n; i++) {
+            double v;
+            if (!strcmp(agg_status(recs[i]), "ok") && agg_metric_get(recs[i], prefer[p], &v))
+                return prefer[p];
+        }
+    return prefer[0];
+}
+
+static json_t *paths_json(const agg_strs *paths)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < paths->n; i++)
+        if (json_array_append_new(a, json_string(paths->s[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* Fill *tables / *figures (new references) from the spec, or with the defaults of
+ * report.h when the spec has no such key. */
+static int effective_spec(json_t *spec, json_t *const *recs, size_t n, json_t **tables,
+                          json_t **figures, dp_err *err)
+{
+    *tables = *figures = NULL;
+    if (spec && !json_is_object(spec))
+        return dp_err_set(err, DP_ECONFIG, "report: expected a map with tables and figures");
+    json_t *t = json_object_get(spec, "tables"), *f = json_object_get(spec, "figures");
+    if ((t && !json_is_array(t)) || (f && !json_is_array(f)))
+        return dp_err_set(err, DP_ECONFIG, "report.%s: expected a list",
+                          t && !json_is_array(t) ? "tables" : "figures");
+    if (t && f) {
+        *tables = json_incref(t);
+        *figures = json_incref(f);
+        return 0;
+    }
+
+    agg_strs keys = {0}, rows = {0};
+    agg_key eps;
+    char *eps_path[1] = {"epsilon"};
+    int rc = agg_key_init(&eps, recs, n, eps_path, 1, AGG_FROM_CONFIG, err);
+    if (rc) return rc;
+    int eps_varies = eps.n_groups > 1;
+    agg_key_destroy(&eps);
+    if (eps_varies && agg_strs_push(&keys, "epsilon") != 0) goto oom;
+    if ((rc = varying_paths(recs, n, &keys, &rows, err))) goto fail;
+
+    const char *metric = default_metric(recs, n);
+    if (!t) {
+        json_t *one = json_pack("{s:s, s:o, s:s, s:s}", "name", "summary", "rows",
+                                paths_json(&rows), "cell", metric, "aggregate", "mean_std");
+        if (one && eps_varies && json_object_set_new(one, "cols", json_string("epsilon"))) {
+            json_decref(one);
+            one = NULL;
+        }
+        *tables = one ? json_pack("[o]", one) : NULL;
+        if (!*tables) goto oom;
+    } else {
+        *tables = json_incref(t);
+    }
+    if (!f) {
+        json_t *one = eps_varies
+            ? json_pack("{s:s+, s:s, s:s, s:o}", "name", metric, "_vs_epsilon", "x", "epsilon",
+                        "y", metric, "by", paths_json(&rows))
+            : json_pack("{s:s, s:s, s:s, s:o}", "name", "train_loss_vs_iteration", "x",
+                        "iteration", "y", "train_loss", "by", paths_json(&rows));
+        *figures = one ? json_pack("[o]", one) : NULL;
+        if (!*figures) goto oom;
+    } else {
+        *figures = json_incref(f);
+    }
+    goto fail;   /* rc is 0: the common cleanup */
+oom:
+    rc = dp_err_set(err, DP_ENOMEM, "out of memory choosing the default report");
+fail:
+    if (rc) {
+        json_decref(*tables);
+        json_decref(*figures);
+        *tables = *figures = NULL;
+    }
+    agg_strs_destroy(&keys);
+    agg_strs_destroy(&rows);
+    return rc;
+}
+
+// ---- report.md ------------------------------------------------------------------------
+
+static const char *prov(json_t *rec, const char *key)
+{
+    const char *s = json_string_value(json_object_get(json_object_get(rec, "provenance"), key));
+    return s && *s ? s : "unknown";
+}
+
+/* provenance.host: a name, or {name, system, release, cpu, cores}. */
+static void prov_host(agg_buf *b, json_t *rec)
+{
+    json_t *h = json_object_get(json_object_get(rec, "provenance"), "host");
+    const char *name = json_is_string(h) ? json_string_value(h)
+                                         : json_string_value(json_object_get(h, "name"));
+    const char *cpu = json_string_value(json_object_get(h, "cpu"));
+    json_t *cores = json_object_get(h, "cores");
+    agg_buf_puts(b, name && *name ? name : "unknown");
+    if (cpu && json_is_integer(cores))
+        agg_buf_printf(b, " (%s, %" JSON_INTEGER_FORMAT " cores)", cpu, json_integer_value(cores));
+    else if (cpu)
+        agg_buf_printf(b, " (%s)", cpu);
+}
+
+static void report_header(agg_buf *b, const char *dir, json_t *const *recs,
+                          const report_result *r)
+{
+    const char *exp = json_string_value(json_object_get(recs[0], "experiment"));
+    if (!exp) {
+        const char *slash = strrchr(dir, '/');
+        exp = slash && slash[1] ? slash + 1 : dir;
+    }
+    agg_buf_printf(b, "# Report: %s\n\n", exp);
+    agg_buf_printf(b, "%zu run%s in runs.jsonl: %zu ok, %zu failed, %zu diverged.\n\n",
+                   r->n_records, r->n_records == 1 ? "" : "s", r->n_ok, r->n_failed,
+                   r->n_diverged);
+    agg_buf_printf(b, "Provenance of the first run: dperm %s, git %s, BLAS core %s, host ",
+                   prov(recs[0], "dperm_version"), prov(recs[0], "git_revision"),
+                   prov(recs[0], "blas_core"));
+    prov_host(b, recs[0]);
+    agg_buf_printf(b, ", started %s.\n\n", prov(recs[0], "started"));
+}
+
+// ---- build ----------------------------------------------------------------------------
+
+static void take_strs(agg_strs *from, char ***to, size_t *n)
+{
+    *to = from->s;
+    *n = from->n;
+    memset(from, 0, sizeof *from);
+}
+
+int report_build(const char *dir, json_t *spec, const char *formats, report_result *out,
+                 dp_err *err)
+{
+    dp_err_clear(err);
+    memset(out, 0, sizeof *out);
+    json_t *array = NULL, *tables = NULL, *figures = NULL;
+    json_t **recs = NULL;
+    agg_out o = {.dir = dir};
+    agg_buf_init(&o.md);
+    agg_buf sections;
+    agg_buf_init(&sections);
+    report_result r = {0};
+    unsigned tfmt, ifmt;
+    int rc = parse_formats(formats, &tfmt, &ifmt, err);
+    if (rc) return rc;
+    if (ifmt && !gnuplot_available()) {
+        dp_err_set(err, DP_EIO, "gnuplot not found on PATH (needed for png, svg and pdf "
+                   "figures)");
+        dp_err_hint(err, "install gnuplot-nox (make deps), or pass --format md,csv");
+        return DP_EIO;
+    }
+    if ((rc = store_load(dir, &array, err))) return rc;
+    r.n_records = json_array_size(array);
+    if (r.n_records == 0) {
+        rc = dp_err_set(err, DP_EDATA, "%s/runs.jsonl holds no complete record", dir);
+        dp_err_hint(err, "run the experiment first: dperm run CONFIG.yaml --out %s", dir);
+        goto fail;
+    }
+    if (!(recs = sorted_records(array, r.n_records))) goto oom;
+    for (size_t i = 0; i < r.n_records; i++) {
+        const char *s = agg_status(recs[i]);
+        if (!strcmp(s, "ok")) r.n_ok++;
+        else if (!strcmp(s, "diverged")) r.n_diverged++;
+        else r.n_failed++;
+    }
+    if ((rc = effective_spec(spec, recs, r.n_records, &tables, &figures, err))) goto fail;
+
+    /* tables and figures append their sections to o.md; report.md wraps them */
+    for (size_t i = 0; i < json_array_size(tables); i++) {
+        if (i == 0) agg_buf_puts(&o.md, "## Tables\n\n");
+        if ((rc = table_write(&o, recs, r.n_records, json_array_get(tables, i), i + 1, tfmt,
+                              err)))
+            goto fail;
+    }
+    for (size_t i = 0; i < json_array_size(figures); i++) {
+        if (i == 0) agg_buf_puts(&o.md, "## Figures\n\n");
+        if ((rc = plot_figure(&o, recs, r.n_records, json_array_get(figures, i), i + 1, ifmt,
+                              err)))
+            goto fail;
+    }
+    report_header(&sections, dir, recs, &r);
+    agg_buf_puts(&sections, agg_buf_str(&o.md));
+    if (o.warnings.n) {
+        agg_buf_puts(&sections, "## Notes\n\n");
+        for (size_t i = 0; i < o.warnings.n; i++)
+            agg_buf_printf(&sections, "- %s\n", o.warnings.s[i]);
+    }
+    if (o.md.oom || sections.oom) goto oom;
+    if ((rc = agg_out_write(&o, "report.md", sections.data, sections.len, err))) goto fail;
+    take_strs(&o.files, &r.files, &r.n_files);
+    take_strs(&o.warnings, &r.warnings, &r.n_warnings);
+    *out = r;
+    goto fail;   /* rc is 0: the common cleanup */
+oom:
+    rc = dp_err_set(err, DP_ENOMEM, "out of memory building the report of %s", dir);
+fail:
+    agg_strs_destroy(&o.files);
+    agg_strs_destroy(&o.warnings);
+    agg_buf_destroy(&o.md);
+    agg_buf_destroy(&sections);
+    json_decref(tables);
+    json_decref(figures);
+    free(recs);
+    json_decref(array);
+    return rc;
+}
+
+void report_result_destroy(report_result *r)
+{
+    if (!r) return;
+    for (size_t i = 0; i < r->n_files; i++) free(r->files[i]);
+    for (size_t i = 0; i < r->n_warnings; i++) free(r->warnings[i]);
+    free(r->files);
+    free(r->warnings);
+    memset(r, 0, sizeof *r);
+}
