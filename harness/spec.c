@@ -1,5 +1,6 @@
-/* spec.c: the experiment schema: checking a document's shape and turning one resolved
- * run config into a typed run_spec (see spec.h).
+/* spec.c: the experiment schema, and turning one resolved run config into a typed
+ * run_spec (see spec.h). The document-level checks are in spec_document.c, the field
+ * readers both use in spec_check.c.
  *
  * Schema (README.md "Experiment YAML" copies this table). "int" is a YAML integer,
  * "number" an integer or float; .inf is accepted only where the range says so. Unknown
@@ -60,28 +61,20 @@
  *                       where (map path -> scalar), logx, logy, errorbars (bool)
  *
  * Choices where the brief was silent: train.lr has no default (a hidden learning rate
- * would make the resolved config, and so the run id, not describe the run); a table
- * needs `cell` and a figure `x` and `y`; report names must be safe file names because
- * they name output files; a scale may override any document key except `scales`.
+ * would make the resolved config, and so the run id, not describe the run). The choices
+ * for the document keys (report, scales) are listed in spec_document.c.
  */
 #include "spec.h"
+#include "spec_int.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *const DOC_KEYS[] = {"experiment", "paper",  "description", "dataset",
-                                       "model",      "privacy", "train",      "algorithm",
-                                       "epsilon",    "seed",   "grid",        "scales",
-                                       "report"};
 static const char *const RUN_KEYS[] = {"experiment", "paper", "description", "dataset",
                                        "model",      "privacy", "train",     "algorithm",
                                        "epsilon",    "seed"};
-static const char *const GRID_KEYS[] = {"dataset", "model",   "privacy", "train",
-                                        "algorithm", "epsilon", "seed",  "zip"};
 static const char *const DATASET_KEYS[] = {"name",        "n",    "d",            "classes",
                                            "margin",      "label_noise", "seed",
                                            "test_fraction"};
@@ -91,11 +84,6 @@ static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr
                                          "eval_every"};
 static const char *const LR_KEYS[] = {"schedule", "value", "a", "step_at", "factor"};
 static const char *const ALGO_KEYS[] = {"name", "clip", "noise_multiplier"};
-static const char *const REPORT_KEYS[] = {"tables", "figures"};
-static const char *const TABLE_KEYS[] = {"name", "title",     "rows",     "cols", "cell",
-                                         "aggregate", "reference", "digits"};
-static const char *const FIGURE_KEYS[] = {"name", "title", "x",    "y",        "by",
-                                          "where", "logx", "logy", "errorbars"};
 
 static const char *const DATASETS[] = {"synthetic"};
 static const char *const MODEL_TYPES[] = {"logistic", "softmax"};
@@ -103,369 +91,6 @@ static const char *const ACCOUNTANTS[] = {"rdp"};
 static const char *const ALGORITHMS[] = {"sgd", "dp_sgd"};
 static const char *const SAMPLINGS[] = {"poisson", "shuffle"};
 static const char *const SCHEDULES[] = {"constant", "inverse_t", "step"};
-static const char *const AGGREGATES[] = {"mean_std", "mean", "median", "min", "max"};
-
-// ---- helpers -------------------------------------------------------------------------
-
-static void join_names(char *buf, size_t size, const char *const *names, size_t n)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && used < size; i++) {
-        int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", names[i]);
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-}
-
-/* Every key of map must be one of known. `where` names the map in the message. */
-static int check_keys(const cfg_node *map, const char *where, const char *const *known,
-                      size_t n, dp_err *err)
-{
-    for (size_t i = 0; i < map->n_items; i++) {
-        const cfg_node *e = map->items[i];
-        size_t j = 0;
-        while (j < n && strcmp(e->key, known[j]) != 0) j++;
-        if (j < n) continue;
-        const char *s = cfg_suggest(e->key, known, n);
-        if (s)
-            return cfg_error(err, e, 1, "unknown key '%s' in %s; did you mean '%s'?", e->key,
-                             where, s);
-        char list[256];
-        join_names(list, sizeof list, known, n);
-        return cfg_error(err, e, 1, "unknown key '%s' in %s (known keys: %s)", e->key, where,
-                         list);
-    }
-    return 0;
-}
-
-static int expect_map(const cfg_node *n, const char *what, dp_err *err)
-{
-    if (n->kind == CFG_MAP) return 0;
-    return cfg_error(err, n, 0, "%s: expected a map of settings (key: value), got %s", what,
-                     n->kind == CFG_SEQ                       ? "a list"
-                     : cfg_scalar_type(n) == CFG_T_NULL ? "an empty value"
-                                                              : "a single value");
-}
-
-/* "train.epochs", or "epsilon" for a top-level key (bname ""). */
-static void field_name(char *buf, size_t size, const char *bname, const char *key)
-{
-    snprintf(buf, size, "%s%s%s", bname, *bname ? "." : "", key);
-}
-
-static int missing(const cfg_node *blk, const char *bname, const char *key, dp_err *err)
-{
-    if (!*bname) return cfg_error(err, blk, 0, "missing required key '%s'", key);
-    return cfg_error(err, blk, 1, "%s: missing required key '%s'", bname, key);
-}
-
-typedef struct range {
-    double lo, hi;
-    int lo_open, hi_open;
-    const char *text;          /* "> 0", "in [0, 1)", ... */
-} range;
-
-static int read_number(const cfg_node *blk, const char *bname, const char *key, int required,
-                       double def, range r, double *out, dp_err *err)
-{
-    char what[128];
-    field_name(what, sizeof what, bname, key);
-    const cfg_node *n = cfg_get(blk, key);
-    if (!n) {
-        if (required) return missing(blk, bname, key, err);
-        *out = def;
-        return 0;
-    }
-    int rc = cfg_as_double(n, what, out, err);
-    if (rc) return rc;
-    double v = *out;
-    if (isnan(v) || v < r.lo || (r.lo_open && v == r.lo) || v > r.hi || (r.hi_open && v == r.hi))
-        return cfg_error(err, n, 0, "%s must be %s, got %s", what, r.text, n->value);
-    return 0;
-}
-
-static int read_int(const cfg_node *blk, const char *bname, const char *key, int required,
-                    long def, long lo, long hi, long *out, dp_err *err)
-{
-    char what[128];
-    field_name(what, sizeof what, bname, key);
-    const cfg_node *n = cfg_get(blk, key);
-    if (!n) {
-        if (required) return missing(blk, bname, key, err);
-        *out = def;
-        return 0;
-    }
-    int rc = cfg_as_long(n, what, out, err);
-    if (rc) return rc;
-    if (*out < lo) return cfg_error(err, n, 0, "%s must be >= %ld, got %ld", what, lo, *out);
-    if (*out > hi) return cfg_error(err, n, 0, "%s must be <= %ld, got %ld", what, hi, *out);
-    return 0;
-}
-
-/* A string that must be one of names; *idx gets its index (def when absent). */
-static int read_enum(const cfg_node *blk, const char *bname, const char *key, int required,
-                     int def, const char *noun, const char *const *names, size_t n, int *idx,
-                     dp_err *err)
-{
-    char what[128];
-    const char *s;
-    field_name(what, sizeof what, bname, key);
-    const cfg_node *v = cfg_get(blk, key);
-    if (!v) {
-        if (required) return missing(blk, bname, key, err);
-        *idx = def;
-        return 0;
-    }
-    int rc = cfg_as_string(v, what, &s, err);
-    if (rc) return rc;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *idx = (int)i;
-            return 0;
-        }
-    char list[256];
-    join_names(list, sizeof list, names, n);
-    const char *sug = cfg_suggest(s, names, n);
-    if (sug)
-        return cfg_error(err, v, 0, "unknown %s '%s'; did you mean '%s'? (known: %s)", noun, s,
-                         sug, list);
-    return cfg_error(err, v, 0, "unknown %s '%s' (known: %s)", noun, s, list);
-}
-
-static int read_string(const cfg_node *blk, const char *bname, const char *key,
-                       const char **out, dp_err *err)
-{
-    char what[128];
-    const cfg_node *v = cfg_get(blk, key);
-    *out = NULL;
-    if (!v) return 0;
-    field_name(what, sizeof what, bname, key);
-    return cfg_as_string(v, what, out, err);
-}
-
-static int safe_name(const char *s)
-{
-    if (!*s || !strcmp(s, ".") || !strcmp(s, "..")) return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '.' || *s == '-'))
-            return 0;
-    return 1;
-}
-
-static int check_experiment(const cfg_node *root, dp_err *err, const char **name)
-{
-    const cfg_node *n = cfg_get(root, "experiment");
-    int rc = cfg_as_string(n, "experiment", name, err);
-    if (rc) return rc;
-    if (!safe_name(*name) || strlen(*name) > 127)
-        return cfg_error(err, n, 0,
-                         "experiment '%.60s': use 1 to 127 letters, digits, '_', '.' or '-' "
-                         "(it names the results folder)", *name);
-    return 0;
-}
-
-// ---- document ------------------------------------------------------------------------
-
-static int check_grid(const cfg_node *g, const char *where, dp_err *err)
-{
-    if (g->kind != CFG_MAP)
-        return cfg_error(err, g, 0, "%s: expected a map of KEY: [values]", where);
-    for (size_t i = 0; i < g->n_items; i++) {
-        const cfg_node *e = g->items[i];
-        char first[64];
-        snprintf(first, sizeof first, "%.*s", (int)strcspn(e->key, "."), e->key);
-        size_t j = 0;
-        while (j < COUNT(GRID_KEYS) && strcmp(first, GRID_KEYS[j]) != 0) j++;
-        if (j == COUNT(GRID_KEYS)) {
-            const char *s = cfg_suggest(first, GRID_KEYS, COUNT(GRID_KEYS));
-            char list[256];
-            join_names(list, sizeof list, GRID_KEYS, COUNT(GRID_KEYS));
-            if (s)
-                return cfg_error(err, e, 1, "unknown key '%s' in %s; did you mean '%s'?",
-                                 e->key, where, s);
-            return cfg_error(err, e, 1, "unknown key '%s' in %s (a grid varies: %s)", e->key,
-                             where, list);
-        }
-        if (strcmp(e->key, "zip") != 0) continue;
-        /* zip: a map (or list of maps) whose keys are run keys too */
-        size_t ngroups = e->kind == CFG_SEQ ? e->n_items : 1;
-        if (e->kind == CFG_SCALAR || (e->kind == CFG_SEQ && e->n_items == 0))
-            return cfg_error(err, e, 0, "%s.zip: expected a map of equal-length lists (or a "
-                                        "list of such maps)", where);
-        for (size_t k = 0; k < ngroups; k++) {
-            const cfg_node *z = e->kind == CFG_SEQ ? e->items[k] : e;
-            if (z->kind != CFG_MAP)
-                return cfg_error(err, z, 0, "%s.zip: each group is a map of lists", where);
-            char zwhere[96];
-            snprintf(zwhere, sizeof zwhere, "%s.zip", where);
-            for (size_t m = 0; m < z->n_items; m++)
-                if (strcmp(z->items[m]->key, "zip") == 0)
-                    return cfg_error(err, z->items[m], 1, "%s: zip inside zip", zwhere);
-            int rc = check_grid(z, zwhere, err);
-            if (rc) return rc;
-        }
-    }
-    return 0;
-}
-
-/* A string, or a non-empty list of strings. */
-static int check_paths(const cfg_node *n, const char *what, dp_err *err)
-{
-    const char *s;
-    if (n->kind != CFG_SEQ) return cfg_as_string(n, what, &s, err);
-    if (n->n_items == 0) return cfg_error(err, n, 0, "%s: empty list", what);
-    for (size_t i = 0; i < n->n_items; i++) {
-        int rc = cfg_as_string(n->items[i], what, &s, err);
-        if (rc) return rc;
-    }
-    return 0;
-}
-
-/* Fields shared by tables and figures: name (safe, unique among its kind), title. */
-static int check_named(const cfg_node *item, const cfg_node *list, size_t idx,
-                       const char *where, dp_err *err)
-{
-    const char *name, *title;
-    int rc = read_string(item, where, "name", &name, err);
-    if (rc || (rc = read_string(item, where, "title", &title, err))) return rc;
-    if (!name) return 0;
-    if (!safe_name(name))
-        return cfg_error(err, cfg_get(item, "name"), 0,
-                         "%s.name '%.60s': use letters, digits, '_', '.' or '-' (it names "
-                         "output files)", where, name);
-    for (size_t i = 0; i < idx; i++) {
-        const cfg_node *other = cfg_get(list->items[i], "name");
-        if (other && other->kind == CFG_SCALAR && strcmp(other->value, name) == 0)
-            return cfg_error(err, cfg_get(item, "name"), 0,
-                             "%s.name '%s' is used twice (first at line %d)", where, name,
-                             other->line);
-    }
-    return 0;
-}
-
-static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_err *err)
-{
-    char where[64], what[96];
-    const char *s;
-    long digits;
-    int agg = 0, rc;
-    snprintf(where, sizeof where, "report.tables[%zu]", idx);
-    if ((rc = expect_map(t, where, err)) ||
-        (rc = check_keys(t, where, TABLE_KEYS, COUNT(TABLE_KEYS), err)) ||
-        (rc = check_named(t, list, idx, where, err)))
-        return rc;
-    if (!cfg_get(t, "cell")) return missing(t, where, "cell", err);
-    if ((rc = read_string(t, where, "cell", &s, err)) ||
-        (rc = read_string(t, where, "cols", &s, err)) ||
-        (rc = read_string(t, where, "reference", &s, err)) ||
-        (rc = read_enum(t, where, "aggregate", 0, 0, "aggregate", AGGREGATES,
-                        COUNT(AGGREGATES), &agg, err)) ||
-        (rc = read_int(t, where, "digits", 0, 0, 0, 8, &digits, err)))
-        return rc;
-    snprintf(what, sizeof what, "%s.rows", where);
-    if (cfg_get(t, "rows")) return check_paths(cfg_get(t, "rows"), what, err);
-    return 0;
-}
-
-static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx, dp_err *err)
-{
-    char where[64], what[96];
-    const char *s;
-    int b, rc;
-    snprintf(where, sizeof where, "report.figures[%zu]", idx);
-    if ((rc = expect_map(f, where, err)) ||
-        (rc = check_keys(f, where, FIGURE_KEYS, COUNT(FIGURE_KEYS), err)) ||
-        (rc = check_named(f, list, idx, where, err)))
-        return rc;
-    if (!cfg_get(f, "x")) return missing(f, where, "x", err);
-    if (!cfg_get(f, "y")) return missing(f, where, "y", err);
-    if ((rc = read_string(f, where, "x", &s, err)) || (rc = read_string(f, where, "y", &s, err)))
-        return rc;
-    static const char *const bools[] = {"logx", "logy", "errorbars"};
-    for (size_t i = 0; i < COUNT(bools); i++) {
-        const cfg_node *n = cfg_get(f, bools[i]);
-        snprintf(what, sizeof what, "%s.%s", where, bools[i]);
-        if (n && (rc = cfg_as_bool(n, what, &b, err))) return rc;
-    }
-    snprintf(what, sizeof what, "%s.by", where);
-    if (cfg_get(f, "by") && (rc = check_paths(cfg_get(f, "by"), what, err))) return rc;
-    const cfg_node *w = cfg_get(f, "where");
-    if (w) {
-        snprintf(what, sizeof what, "%s.where", where);
-        if ((rc = expect_map(w, what, err))) return rc;
-        for (size_t i = 0; i < w->n_items; i++)
-            if (w->items[i]->kind != CFG_SCALAR)
-                return cfg_error(err, w->items[i], 0,
-                                 "%s.where.%s: expected a single value to select runs by",
-                                 where, w->items[i]->key);
-    }
-    return 0;
-}
-
-static int check_report(const cfg_node *r, dp_err *err)
-{
-    int rc;
-    if ((rc = expect_map(r, "report", err)) ||
-        (rc = check_keys(r, "report", REPORT_KEYS, COUNT(REPORT_KEYS), err)))
-        return rc;
-    for (size_t k = 0; k < COUNT(REPORT_KEYS); k++) {
-        const cfg_node *list = cfg_get(r, REPORT_KEYS[k]);
-        if (!list) continue;
-        if (list->kind != CFG_SEQ)
-            return cfg_error(err, list, 0, "report.%s: expected a list of %s", REPORT_KEYS[k],
-                             k == 0 ? "tables" : "figures");
-        for (size_t i = 0; i < list->n_items; i++) {
-            rc = k == 0 ? check_table(list->items[i], list, i, err)
-                        : check_figure(list->items[i], list, i, err);
-            if (rc) return rc;
-        }
-    }
-    return 0;
-}
-
-int spec_check_document(const cfg_node *root, dp_err *err)
-{
-    const char *s;
-    int rc;
-    if (!root || root->kind != CFG_MAP)
-        return cfg_error(err, root, 0, "the document must be a mapping of keys");
-    if ((rc = check_keys(root, "the experiment", DOC_KEYS, COUNT(DOC_KEYS), err))) return rc;
-    if (!cfg_get(root, "experiment"))
-        return cfg_error(err, root, 0,
-                         "missing required key 'experiment' (the name of the results folder)");
-    if ((rc = check_experiment(root, err, &s)) ||
-        (rc = read_string(root, "", "paper", &s, err)) ||
-        (rc = read_string(root, "", "description", &s, err)))
-        return rc;
-    const cfg_node *g = cfg_get(root, "grid");
-    if (g && (rc = check_grid(g, "grid", err))) return rc;
-    const cfg_node *r = cfg_get(root, "report");
-    if (r && (rc = check_report(r, err))) return rc;
-    const cfg_node *sc = cfg_get(root, "scales");
-    if (!sc) return 0;
-    if (sc->kind != CFG_MAP)
-        return cfg_error(err, sc, 0, "scales: expected a map of NAME: {overrides}");
-    for (size_t i = 0; i < sc->n_items; i++) {
-        const cfg_node *one = sc->items[i];
-        char where[96];
-        snprintf(where, sizeof where, "scales.%s", one->key);
-        if ((rc = expect_map(one, where, err)) ||
-            (rc = check_keys(one, where, DOC_KEYS, COUNT(DOC_KEYS), err)))
-            return rc;
-        if (cfg_get(one, "scales"))
-            return cfg_error(err, cfg_get(one, "scales"), 1, "%s: a scale cannot define scales",
-                             where);
-        snprintf(where, sizeof where, "scales.%s.grid", one->key);
-        if ((g = cfg_get(one, "grid")) && (rc = check_grid(g, where, err))) return rc;
-        if ((r = cfg_get(one, "report")) && (rc = check_report(r, err))) return rc;
-        if (cfg_get(one, "experiment") && (rc = check_experiment(one, err, &s))) return rc;
-    }
-    return 0;
-}
-
-// ---- one run -------------------------------------------------------------------------
 
 static int need_block(const cfg_node *root, const char *name, int required,
                       const cfg_node **out, dp_err *err)
@@ -475,27 +100,29 @@ static int need_block(const cfg_node *root, const char *name, int required,
         if (required) return cfg_error(err, root, 0, "missing required block '%s'", name);
         return 0;
     }
-    return expect_map(*out, name, err);
+    return spec_expect_map(*out, name, err);
 }
 
 static int read_dataset(const cfg_node *ds, run_spec *out, size_t *n_train, dp_err *err)
 {
     long n, d, classes, seed;
     int idx = 0, rc;
-    if ((rc = check_keys(ds, "dataset", DATASET_KEYS, COUNT(DATASET_KEYS), err)) ||
-        (rc = read_enum(ds, "dataset", "name", 1, 0, "dataset", DATASETS, COUNT(DATASETS), &idx,
-                        err)) ||
-        (rc = read_int(ds, "dataset", "n", 0, 2000, 10, LONG_MAX, &n, err)) ||
-        (rc = read_int(ds, "dataset", "d", 0, 20, 1, LONG_MAX, &d, err)) ||
-        (rc = read_int(ds, "dataset", "classes", 0, 2, 2, INT_MAX, &classes, err)) ||
-        (rc = read_number(ds, "dataset", "margin", 0, 0.05, (range){0, 1, 0, 1, "in [0, 1)"},
-                          &out->synthetic.margin, err)) ||
-        (rc = read_number(ds, "dataset", "label_noise", 0, 0,
-                          (range){0, 0.5, 0, 0, "in [0, 0.5]"}, &out->synthetic.label_noise,
-                          err)) ||
-        (rc = read_int(ds, "dataset", "seed", 0, 1, 0, LONG_MAX, &seed, err)) ||
-        (rc = read_number(ds, "dataset", "test_fraction", 0, 0.2,
-                          (range){0, 1, 1, 1, "in (0, 1)"}, &out->test_fraction, err)))
+    if ((rc = spec_check_keys(ds, "dataset", DATASET_KEYS, COUNT(DATASET_KEYS), err)) ||
+        (rc = spec_read_enum(ds, "dataset", "name", 1, 0, "dataset", DATASETS,
+                             COUNT(DATASETS), &idx, err)) ||
+        (rc = spec_read_int(ds, "dataset", "n", 0, 2000, 10, LONG_MAX, &n, err)) ||
+        (rc = spec_read_int(ds, "dataset", "d", 0, 20, 1, LONG_MAX, &d, err)) ||
+        (rc = spec_read_int(ds, "dataset", "classes", 0, 2, 2, INT_MAX, &classes, err)) ||
+        (rc = spec_read_number(ds, "dataset", "margin", 0, 0.05,
+                               (spec_range){0, 1, 0, 1, "in [0, 1)"}, &out->synthetic.margin,
+                               err)) ||
+        (rc = spec_read_number(ds, "dataset", "label_noise", 0, 0,
+                               (spec_range){0, 0.5, 0, 0, "in [0, 0.5]"},
+                               &out->synthetic.label_noise, err)) ||
+        (rc = spec_read_int(ds, "dataset", "seed", 0, 1, 0, LONG_MAX, &seed, err)) ||
+        (rc = spec_read_number(ds, "dataset", "test_fraction", 0, 0.2,
+                               (spec_range){0, 1, 1, 1, "in (0, 1)"}, &out->test_fraction,
+                               err)))
         return rc;
     snprintf(out->dataset, sizeof out->dataset, "%s", DATASETS[idx]);
     out->synthetic.n = (size_t)n;
@@ -519,7 +146,7 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
 {
     const cfg_node *lr = cfg_get(train, "lr");
     int rc, sched = 0;
-    if (!lr) return missing(train, "train", "lr", err);
+    if (!lr) return spec_missing(train, "train", "lr", err);
     if (lr->kind == CFG_SCALAR) {
         tc->lr_schedule = DP_LR_CONSTANT;
         if ((rc = cfg_as_double(lr, "train.lr", &tc->lr, err))) {
@@ -532,9 +159,9 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
     }
     if (lr->kind != CFG_MAP)
         return cfg_error(err, lr, 0, "train.lr: expected a number or a map {schedule: ...}");
-    if ((rc = check_keys(lr, "train.lr", LR_KEYS, COUNT(LR_KEYS), err)) ||
-        (rc = read_enum(lr, "train.lr", "schedule", 1, 0, "schedule", SCHEDULES,
-                        COUNT(SCHEDULES), &sched, err)))
+    if ((rc = spec_check_keys(lr, "train.lr", LR_KEYS, COUNT(LR_KEYS), err)) ||
+        (rc = spec_read_enum(lr, "train.lr", "schedule", 1, 0, "schedule", SCHEDULES,
+                             COUNT(SCHEDULES), &sched, err)))
         return rc;
     /* keys each schedule takes, all required */
     static const char *const takes[3][3] = {
@@ -553,13 +180,15 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
         if (takes[sched][j] && !cfg_get(lr, takes[sched][j]))
             return cfg_error(err, lr, 1, "train.lr: schedule '%s' needs '%s' (it takes: %s)",
                              SCHEDULES[sched], takes[sched][j], takes_text[sched]);
-    const range positive = {0, INFINITY, 1, 1, "> 0 and finite"};
+    const spec_range positive = {0, INFINITY, 1, 1, "> 0 and finite"};
     tc->lr_schedule = sched == 0 ? DP_LR_CONSTANT : sched == 1 ? DP_LR_INVERSE_T : DP_LR_STEP;
-    if ((rc = read_number(lr, "train.lr", "value", 0, 0, positive, &tc->lr, err)) ||
-        (rc = read_number(lr, "train.lr", "a", 0, 0, positive, &tc->lr_a, err)) ||
-        (rc = read_int(lr, "train.lr", "step_at", 0, 0, 1, LONG_MAX, &tc->lr_step_at, err)) ||
-        (rc = read_number(lr, "train.lr", "factor", 0, 0, (range){0, 1, 1, 0, "in (0, 1]"},
-                          &tc->lr_step_factor, err)))
+    if ((rc = spec_read_number(lr, "train.lr", "value", 0, 0, positive, &tc->lr, err)) ||
+        (rc = spec_read_number(lr, "train.lr", "a", 0, 0, positive, &tc->lr_a, err)) ||
+        (rc = spec_read_int(lr, "train.lr", "step_at", 0, 0, 1, LONG_MAX, &tc->lr_step_at,
+                            err)) ||
+        (rc = spec_read_number(lr, "train.lr", "factor", 0, 0,
+                               (spec_range){0, 1, 1, 0, "in (0, 1]"}, &tc->lr_step_factor,
+                               err)))
         return rc;
     return 0;
 }
@@ -569,13 +198,14 @@ static int read_train(const cfg_node *train, int dp, size_t n_all, size_t n_trai
 {
     long epochs, batch, eval_every;
     int sampling = 0, rc;
-    if ((rc = check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)) ||
-        (rc = read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
-        (rc = read_int(train, "train", "batch_size", 1, 0, 1, LONG_MAX, &batch, err)) ||
-        (rc = read_enum(train, "train", "sampling", 0, dp ? 0 : 1, "sampling", SAMPLINGS,
-                        COUNT(SAMPLINGS), &sampling, err)) ||
+    if ((rc = spec_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)) ||
+        (rc = spec_read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
+        (rc = spec_read_int(train, "train", "batch_size", 1, 0, 1, LONG_MAX, &batch, err)) ||
+        (rc = spec_read_enum(train, "train", "sampling", 0, dp ? 0 : 1, "sampling", SAMPLINGS,
+                             COUNT(SAMPLINGS), &sampling, err)) ||
         (rc = read_lr(train, tc, err)) ||
-        (rc = read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, &eval_every, err)))
+        (rc = spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, &eval_every,
+                            err)))
         return rc;
     if ((unsigned long)batch > n_train)
         return cfg_error(err, cfg_get(train, "batch_size"), 0,
@@ -593,9 +223,9 @@ static int read_train(const cfg_node *train, int dp, size_t n_all, size_t n_trai
 static int read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
 {
     int name = 0, rc;
-    if ((rc = check_keys(algo, "algorithm", ALGO_KEYS, COUNT(ALGO_KEYS), err)) ||
-        (rc = read_enum(algo, "algorithm", "name", 1, 0, "algorithm", ALGORITHMS,
-                        COUNT(ALGORITHMS), &name, err)))
+    if ((rc = spec_check_keys(algo, "algorithm", ALGO_KEYS, COUNT(ALGO_KEYS), err)) ||
+        (rc = spec_read_enum(algo, "algorithm", "name", 1, 0, "algorithm", ALGORITHMS,
+                             COUNT(ALGORITHMS), &name, err)))
         return rc;
     snprintf(out->algorithm, sizeof out->algorithm, "%s", ALGORITHMS[name]);
     out->train.algorithm = name == 0 ? DP_ALGO_SGD : DP_ALGO_DP_SGD;
@@ -614,15 +244,16 @@ static int read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
         return 0;
     }
     if (!cfg_get(algo, "clip")) {
-        rc = missing(algo, "algorithm", "clip", err);
+        rc = spec_missing(algo, "algorithm", "clip", err);
         dp_err_hint(err, "dp_sgd clips each example's gradient to norm clip (> 0, or .inf)");
         return rc;
     }
-    if ((rc = read_number(algo, "algorithm", "clip", 1, 0,
-                          (range){0, INFINITY, 1, 0, "> 0 (or .inf)"}, &out->train.clip, err)) ||
-        (rc = read_number(algo, "algorithm", "noise_multiplier", 0, 0,
-                          (range){0, INFINITY, 0, 1, ">= 0 and finite"},
-                          &out->train.noise_multiplier, err)))
+    if ((rc = spec_read_number(algo, "algorithm", "clip", 1, 0,
+                               (spec_range){0, INFINITY, 1, 0, "> 0 (or .inf)"},
+                               &out->train.clip, err)) ||
+        (rc = spec_read_number(algo, "algorithm", "noise_multiplier", 0, 0,
+                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
+                               &out->train.noise_multiplier, err)))
         return rc;
     out->has_noise_multiplier = cfg_get(algo, "noise_multiplier") != NULL;
     return 0;
@@ -677,14 +308,14 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
                              "'%s' belongs to the experiment document, not to a run config "
                              "(expand the document first)", k);
     }
-    if ((rc = check_keys(root, "the run config", RUN_KEYS, COUNT(RUN_KEYS), err)))
+    if ((rc = spec_check_keys(root, "the run config", RUN_KEYS, COUNT(RUN_KEYS), err)))
         return rc;
     if (cfg_get(root, "experiment")) {
-        if ((rc = check_experiment(root, err, &s))) return rc;
+        if ((rc = spec_check_experiment(root, err, &s))) return rc;
         snprintf(out->experiment, sizeof out->experiment, "%s", s);
     }
-    if ((rc = read_string(root, "", "paper", &s, err)) ||
-        (rc = read_string(root, "", "description", &s, err)))
+    if ((rc = spec_read_string(root, "", "paper", &s, err)) ||
+        (rc = spec_read_string(root, "", "description", &s, err)))
         return rc;
 
     if ((rc = need_block(root, "dataset", 1, &ds, err)) ||
@@ -692,12 +323,12 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         return rc;
 
     if ((rc = need_block(root, "model", 1, &model, err)) ||
-        (rc = check_keys(model, "model", MODEL_KEYS, COUNT(MODEL_KEYS), err)) ||
-        (rc = read_enum(model, "model", "type", 1, 0, "model type", MODEL_TYPES,
-                        COUNT(MODEL_TYPES), &idx, err)) ||
-        (rc = read_number(model, "model", "l2", 0, 0, (range){0, INFINITY, 0, 1,
-                                                              ">= 0 and finite"},
-                          &out->l2, err)))
+        (rc = spec_check_keys(model, "model", MODEL_KEYS, COUNT(MODEL_KEYS), err)) ||
+        (rc = spec_read_enum(model, "model", "type", 1, 0, "model type", MODEL_TYPES,
+                             COUNT(MODEL_TYPES), &idx, err)) ||
+        (rc = spec_read_number(model, "model", "l2", 0, 0,
+                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"}, &out->l2,
+                               err)))
         return rc;
     out->loss = idx == 0 ? DP_LOSS_LOGISTIC : DP_LOSS_SOFTMAX;
     if (out->loss == DP_LOSS_LOGISTIC && out->synthetic.n_classes != 2)
@@ -706,12 +337,13 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
                          "softmax", out->synthetic.n_classes);
 
     if ((rc = need_block(root, "privacy", 0, &privacy, err))) return rc;
-    if (privacy && (rc = check_keys(privacy, "privacy", PRIVACY_KEYS, COUNT(PRIVACY_KEYS), err)))
+    if (privacy &&
+        (rc = spec_check_keys(privacy, "privacy", PRIVACY_KEYS, COUNT(PRIVACY_KEYS), err)))
         return rc;
-    if ((rc = read_number(privacy, "privacy", "delta", 0, 1e-5, (range){0, 1, 1, 1, "in (0, 1)"},
-                          &out->delta, err)) ||
-        (rc = read_enum(privacy, "privacy", "accountant", 0, 0, "accountant", ACCOUNTANTS,
-                        COUNT(ACCOUNTANTS), &idx, err)))
+    if ((rc = spec_read_number(privacy, "privacy", "delta", 0, 1e-5,
+                               (spec_range){0, 1, 1, 1, "in (0, 1)"}, &out->delta, err)) ||
+        (rc = spec_read_enum(privacy, "privacy", "accountant", 0, 0, "accountant", ACCOUNTANTS,
+                             COUNT(ACCOUNTANTS), &idx, err)))
         return rc;
     snprintf(out->accountant, sizeof out->accountant, "%s", ACCOUNTANTS[idx]);
 
@@ -722,9 +354,9 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
                          n_train, &out->train, err)))
         return rc;
 
-    if ((rc = read_number(root, "", "epsilon", 0, INFINITY,
-                          (range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
-        (rc = read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))
+    if ((rc = spec_read_number(root, "", "epsilon", 0, INFINITY,
+                               (spec_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
+        (rc = spec_read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))
         return rc;
     out->seed = (uint64_t)seed;
     out->train.seed = out->seed;

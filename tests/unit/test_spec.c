@@ -317,8 +317,10 @@ START_TEST(test_doc_figures)
             33, "report.figures[0].logy: expected true or false, got 'yes'");
     doc_err(run_with(0, "", "report:\n  figures:\n    - {x: epoch, y: loss, by: []}\n"), 17,
             31, "report.figures[0].by: empty list");
-    doc_err(run_with(0, "", "report:\n  figures:\n    - {x: epoch, y: l, where: {seed: [1]}}\n"),
-            17, 38, "report.figures[0].where.seed: expected a single value");
+    doc_err(run_with(0, "", "report:\n  figures:\n    - {x: epoch, y: l, where: {seed: {a: 1}}}\n"),
+            17, 38, "report.figures[0].where.seed: expected a value, or a non-empty list");
+    doc_err(run_with(0, "", "report:\n  tables:\n    - {cell: l, where: {seed: []}}\n"),
+            17, 31, "report.tables[0].where.seed: expected a value, or a non-empty list");
     doc_err(run_with(0, "", "report:\n  figures:\n    - {x: epoch, y: l, wheres: {seed: 1}}\n"),
             17, 24, "did you mean 'where'?");
     doc_err(run_with(0, "", "report:\n  figures:\n    - {x: epoch, y: l, where: 1}\n"), 17, 31,

@@ -1,0 +1,244 @@
+/* spec_document.c: checking an experiment document's shape before it is expanded
+ * (spec_check_document in spec.h): the experiment name, the top-level keys, and the
+ * grid, scales and report blocks, each at its FILE:LINE:COL. The schema table is in
+ * spec.c; the grid's meaning is grid.h's.
+ *
+ * Choices where the brief was silent: a table needs `cell` and a figure `x` and `y`;
+ * report names must be safe file names because they name output files; a scale may
+ * override any document key except `scales`.
+ * The grid and scales are checked for shape only: a grid key by its first dotted part
+ * (the rest, and every value, is validated by spec_from_config once the grid is
+ * expanded), a zip group by the grid's rules (no zip inside a zip). report is checked in
+ * full here: it is not part of any run.
+ */
+#include "spec.h"
+#include "spec_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const DOC_KEYS[] = {"experiment", "paper",  "description", "dataset",
+                                       "model",      "privacy", "train",      "algorithm",
+                                       "epsilon",    "seed",   "grid",        "scales",
+                                       "report"};
+static const char *const GRID_KEYS[] = {"dataset", "model",   "privacy", "train",
+                                        "algorithm", "epsilon", "seed",  "zip"};
+static const char *const REPORT_KEYS[] = {"tables", "figures"};
+static const char *const TABLE_KEYS[] = {"name", "title",     "rows",     "cols", "cell",
+                                         "aggregate", "reference", "digits", "where"};
+static const char *const FIGURE_KEYS[] = {"name", "title", "x",    "y",        "by",
+                                          "where", "logx", "logy", "errorbars"};
+
+static const char *const AGGREGATES[] = {"mean_std", "mean", "median", "min", "max"};
+
+static int check_grid(const cfg_node *g, const char *where, dp_err *err)
+{
+    if (g->kind != CFG_MAP)
+        return cfg_error(err, g, 0, "%s: expected a map of KEY: [values]", where);
+    for (size_t i = 0; i < g->n_items; i++) {
+        const cfg_node *e = g->items[i];
+        char first[64];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(e->key, "."), e->key);
+        size_t j = 0;
+        while (j < COUNT(GRID_KEYS) && strcmp(first, GRID_KEYS[j]) != 0) j++;
+        if (j == COUNT(GRID_KEYS)) {
+            const char *s = cfg_suggest(first, GRID_KEYS, COUNT(GRID_KEYS));
+            char list[256];
+            spec_join_names(list, sizeof list, GRID_KEYS, COUNT(GRID_KEYS));
+            if (s)
+                return cfg_error(err, e, 1, "unknown key '%s' in %s; did you mean '%s'?",
+                                 e->key, where, s);
+            return cfg_error(err, e, 1, "unknown key '%s' in %s (a grid varies: %s)", e->key,
+                             where, list);
+        }
+        if (strcmp(e->key, "zip") != 0) continue;
+        /* zip: a map (or list of maps) whose keys are run keys too */
+        size_t ngroups = e->kind == CFG_SEQ ? e->n_items : 1;
+        if (e->kind == CFG_SCALAR || (e->kind == CFG_SEQ && e->n_items == 0))
+            return cfg_error(err, e, 0, "%s.zip: expected a map of equal-length lists (or a "
+                                        "list of such maps)", where);
+        for (size_t k = 0; k < ngroups; k++) {
+            const cfg_node *z = e->kind == CFG_SEQ ? e->items[k] : e;
+            if (z->kind != CFG_MAP)
+                return cfg_error(err, z, 0, "%s.zip: each group is a map of lists", where);
+            char zwhere[96];
+            snprintf(zwhere, sizeof zwhere, "%s.zip", where);
+            for (size_t m = 0; m < z->n_items; m++)
+                if (strcmp(z->items[m]->key, "zip") == 0)
+                    return cfg_error(err, z->items[m], 1, "%s: zip inside zip", zwhere);
+            int rc = check_grid(z, zwhere, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+/* A string, or a non-empty list of strings. */
+static int check_paths(const cfg_node *n, const char *what, dp_err *err)
+{
+    const char *s;
+    if (n->kind != CFG_SEQ) return cfg_as_string(n, what, &s, err);
+    if (n->n_items == 0) return cfg_error(err, n, 0, "%s: empty list", what);
+    for (size_t i = 0; i < n->n_items; i++) {
+        int rc = cfg_as_string(n->items[i], what, &s, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* Fields shared by tables and figures: name (safe, unique among its kind), title. */
+static int check_named(const cfg_node *item, const cfg_node *list, size_t idx,
+                       const char *where, dp_err *err)
+{
+    const char *name, *title;
+    int rc = spec_read_string(item, where, "name", &name, err);
+    if (rc || (rc = spec_read_string(item, where, "title", &title, err))) return rc;
+    if (!name) return 0;
+    if (!spec_safe_name(name))
+        return cfg_error(err, cfg_get(item, "name"), 0,
+                         "%s.name '%.60s': use letters, digits, '_', '.' or '-' (it names "
+                         "output files)", where, name);
+    for (size_t i = 0; i < idx; i++) {
+        const cfg_node *other = cfg_get(list->items[i], "name");
+        if (other && other->kind == CFG_SCALAR && strcmp(other->value, name) == 0)
+            return cfg_error(err, cfg_get(item, "name"), 0,
+                             "%s.name '%s' is used twice (first at line %d)", where, name,
+                             other->line);
+    }
+    return 0;
+}
+
+/* `where`: a map from a config path to a value, or to a list of values (any of them). */
+static int check_where(const cfg_node *item, const char *where, dp_err *err)
+{
+    char what[96];
+    const cfg_node *w = cfg_get(item, "where");
+    if (!w) return 0;
+    snprintf(what, sizeof what, "%s.where", where);
+    int rc = spec_expect_map(w, what, err);
+    if (rc) return rc;
+    for (size_t i = 0; i < w->n_items; i++) {
+        const cfg_node *v = w->items[i];
+        int ok = v->kind == CFG_SCALAR;
+        if (v->kind == CFG_SEQ) {
+            ok = v->n_items > 0;
+            for (size_t j = 0; j < v->n_items; j++) ok = ok && v->items[j]->kind == CFG_SCALAR;
+        }
+        if (!ok)
+            return cfg_error(err, v, 0,
+                             "%s.where.%s: expected a value, or a non-empty list of values, to "
+                             "select runs by", where, v->key);
+    }
+    return 0;
+}
+
+static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_err *err)
+{
+    char where[64], what[96];
+    const char *s;
+    long digits;
+    int agg = 0, rc;
+    snprintf(where, sizeof where, "report.tables[%zu]", idx);
+    if ((rc = spec_expect_map(t, where, err)) ||
+        (rc = spec_check_keys(t, where, TABLE_KEYS, COUNT(TABLE_KEYS), err)) ||
+        (rc = check_named(t, list, idx, where, err)))
+        return rc;
+    if (!cfg_get(t, "cell")) return spec_missing(t, where, "cell", err);
+    if ((rc = spec_read_string(t, where, "cell", &s, err)) ||
+        (rc = spec_read_string(t, where, "cols", &s, err)) ||
+        (rc = spec_read_string(t, where, "reference", &s, err)) ||
+        (rc = spec_read_enum(t, where, "aggregate", 0, 0, "aggregate", AGGREGATES,
+                             COUNT(AGGREGATES), &agg, err)) ||
+        (rc = spec_read_int(t, where, "digits", 0, 0, 0, 8, &digits, err)))
+        return rc;
+    snprintf(what, sizeof what, "%s.rows", where);
+    if (cfg_get(t, "rows") && (rc = check_paths(cfg_get(t, "rows"), what, err))) return rc;
+    return check_where(t, where, err);
+}
+
+static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx, dp_err *err)
+{
+    char where[64], what[96];
+    const char *s;
+    int b, rc;
+    snprintf(where, sizeof where, "report.figures[%zu]", idx);
+    if ((rc = spec_expect_map(f, where, err)) ||
+        (rc = spec_check_keys(f, where, FIGURE_KEYS, COUNT(FIGURE_KEYS), err)) ||
+        (rc = check_named(f, list, idx, where, err)))
+        return rc;
+    if (!cfg_get(f, "x")) return spec_missing(f, where, "x", err);
+    if (!cfg_get(f, "y")) return spec_missing(f, where, "y", err);
+    if ((rc = spec_read_string(f, where, "x", &s, err)) ||
+        (rc = spec_read_string(f, where, "y", &s, err)))
+        return rc;
+    static const char *const bools[] = {"logx", "logy", "errorbars"};
+    for (size_t i = 0; i < COUNT(bools); i++) {
+        const cfg_node *n = cfg_get(f, bools[i]);
+        snprintf(what, sizeof what, "%s.%s", where, bools[i]);
+        if (n && (rc = cfg_as_bool(n, what, &b, err))) return rc;
+    }
+    snprintf(what, sizeof what, "%s.by", where);
+    if (cfg_get(f, "by") && (rc = check_paths(cfg_get(f, "by"), what, err))) return rc;
+    return check_where(f, where, err);
+}
+
+static int check_report(const cfg_node *r, dp_err *err)
+{
+    int rc;
+    if ((rc = spec_expect_map(r, "report", err)) ||
+        (rc = spec_check_keys(r, "report", REPORT_KEYS, COUNT(REPORT_KEYS), err)))
+        return rc;
+    for (size_t k = 0; k < COUNT(REPORT_KEYS); k++) {
+        const cfg_node *list = cfg_get(r, REPORT_KEYS[k]);
+        if (!list) continue;
+        if (list->kind != CFG_SEQ)
+            return cfg_error(err, list, 0, "report.%s: expected a list of %s", REPORT_KEYS[k],
+                             k == 0 ? "tables" : "figures");
+        for (size_t i = 0; i < list->n_items; i++) {
+            rc = k == 0 ? check_table(list->items[i], list, i, err)
+                        : check_figure(list->items[i], list, i, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+int spec_check_document(const cfg_node *root, dp_err *err)
+{
+    const char *s;
+    int rc;
+    if (!root || root->kind != CFG_MAP)
+        return cfg_error(err, root, 0, "the document must be a mapping of keys");
+    if ((rc = spec_check_keys(root, "the experiment", DOC_KEYS, COUNT(DOC_KEYS), err))) return rc;
+    if (!cfg_get(root, "experiment"))
+        return cfg_error(err, root, 0,
+                         "missing required key 'experiment' (the name of the results folder)");
+    if ((rc = spec_check_experiment(root, err, &s)) ||
+        (rc = spec_read_string(root, "", "paper", &s, err)) ||
+        (rc = spec_read_string(root, "", "description", &s, err)))
+        return rc;
+    const cfg_node *g = cfg_get(root, "grid");
+    if (g && (rc = check_grid(g, "grid", err))) return rc;
+    const cfg_node *r = cfg_get(root, "report");
+    if (r && (rc = check_report(r, err))) return rc;
+    const cfg_node *sc = cfg_get(root, "scales");
+    if (!sc) return 0;
+    if (sc->kind != CFG_MAP)
+        return cfg_error(err, sc, 0, "scales: expected a map of NAME: {overrides}");
+    for (size_t i = 0; i < sc->n_items; i++) {
+        const cfg_node *one = sc->items[i];
+        char where[96];
+        snprintf(where, sizeof where, "scales.%s", one->key);
+        if ((rc = spec_expect_map(one, where, err)) ||
+            (rc = spec_check_keys(one, where, DOC_KEYS, COUNT(DOC_KEYS), err)))
+            return rc;
+        if (cfg_get(one, "scales"))
+            return cfg_error(err, cfg_get(one, "scales"), 1, "%s: a scale cannot define scales",
+                             where);
+        snprintf(where, sizeof where, "scales.%s.grid", one->key);
+        if ((g = cfg_get(one, "grid")) && (rc = check_grid(g, where, err))) return rc;
+        if ((r = cfg_get(one, "report")) && (rc = check_report(r, err))) return rc;
+        if (cfg_get(one, "experiment") && (rc = spec_check_experiment(one, err, &s))) return rc;
+    }
+    return 0;
+}
