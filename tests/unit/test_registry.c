@@ -1,0 +1,102 @@
+/* test_registry.c: the registry tables (`dperm list`) and the names the config validator
+ * accepts are the same sets: every listed name validates, and an unknown name's error
+ * lists exactly the registry's names. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/config.h"
+#include "../../harness/registry.h"
+#include "../../harness/spec.h"
+
+/* A valid run config with one name substituted into the block `which`. */
+static int validate_with(const char *which, const char *name, run_spec *out, dp_err *err)
+{
+    const char *dataset = !strcmp(which, "datasets") ? name : "synthetic";
+    const char *model = !strcmp(which, "models") ? name : "logistic";
+    const char *accountant = !strcmp(which, "accountants") ? name : "rdp";
+    const char *algorithm = !strcmp(which, "algorithms") ? name : "dp_sgd";
+    int private_algo = strcmp(algorithm, "sgd") != 0;
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "experiment: t\n"
+             "dataset: {name: %s}\n"
+             "model: {type: %s}\n"
+             "privacy: {accountant: %s}\n"
+             "train: {epochs: 1, batch_size: 10, lr: 0.1}\n"
+             "algorithm: {name: %s%s}\n",
+             dataset, model, accountant, algorithm,
+             private_algo ? ", clip: 1.0, noise_multiplier: 1.0" : "");
+    cfg_doc doc;
+    int rc = cfg_parse_string(&doc, yaml, strlen(yaml), "<registry>", err);
+    if (rc) return rc;
+    rc = spec_from_config(doc.root, out, err);
+    cfg_doc_destroy(&doc);
+    return rc;
+}
+
+/* registry-1.1: every name in every table is accepted by the validator. */
+START_TEST(listed_names_validate)
+{
+    const char *tables[] = {"algorithms", "models", "datasets", "accountants"};
+    for (size_t t = 0; t < 4; t++) {
+        const registry *r = registry_find(tables[t]);
+        ck_assert_ptr_nonnull(r);
+        ck_assert_uint_gt(r->n, 0);
+        for (size_t i = 0; i < r->n; i++) {
+            run_spec s;
+            dp_err err;
+            ck_assert_msg(validate_with(tables[t], r->entries[i].name, &s, &err) == 0,
+                          "%s '%s' is listed but rejected: %s", tables[t], r->entries[i].name,
+                          err.msg);
+        }
+    }
+}
+END_TEST
+
+/* registry-1.2: an unknown name is rejected, and the error's list of known names is the
+ * registry's (so nothing is accepted that `dperm list` does not show). */
+START_TEST(unknown_name_lists_registry)
+{
+    const char *tables[] = {"algorithms", "models", "datasets", "accountants"};
+    for (size_t t = 0; t < 4; t++) {
+        const registry *r = registry_find(tables[t]);
+        run_spec s;
+        dp_err err;
+        ck_assert_int_eq(validate_with(tables[t], "no_such_name", &s, &err), DP_ECONFIG);
+        char names[512], expect[600];
+        registry_names(r, names, sizeof names);
+        snprintf(expect, sizeof expect, "(known: %s)", names);
+        ck_assert_msg(strstr(err.msg, expect) != NULL, "%s: '%s' does not list '%s'", tables[t],
+                      err.msg, expect);
+    }
+}
+END_TEST
+
+/* registry-1.3: lookups. */
+START_TEST(lookups)
+{
+    ck_assert_ptr_null(registry_find("nope"));
+    ck_assert_ptr_nonnull(registry_lookup(registry_find("algorithms"), "dp_sgd"));
+    ck_assert_ptr_null(registry_lookup(registry_find("algorithms"), "dp_sgdx"));
+    size_t n = 0;
+    for (const registry *const *r = registry_all(); *r; r++) n++;
+    ck_assert_uint_eq(n, 4);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("registry");
+    TCase *t = tcase_create("registry");
+    tcase_add_test(t, listed_names_validate);
+    tcase_add_test(t, unknown_name_lists_registry);
+    tcase_add_test(t, lookups);
+    suite_add_tcase(s, t);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
