@@ -45,7 +45,7 @@ GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 .DEFAULT_GOAL := all
 
 # ---- targets --------------------------------------------------------------------------
-.PHONY: all help deps lib test test-unit test-integration reproduce quick clean check-deps
+.PHONY: all help deps lib test test-unit test-integration test-asan reproduce clean check-deps
 
 all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
 
@@ -95,8 +95,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(HARLIB) $(LIB) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(HARLIB) $(LIB) $(PKG_LIBS) $(CHECK_LIBS)
 
-test: all $(TEST_BIN) ## run every test: Check unit tests, then integration scripts
-	@$(MAKE) --no-print-directory test-unit test-integration
+test: all $(TEST_BIN) ## run every test: unit + integration, then again under ASan/UBSan
+	@$(MAKE) --no-print-directory check-deps test-unit test-integration
+	@$(MAKE) --no-print-directory test-asan
 
 test-unit: $(TEST_BIN) ## run the Check unit tests
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; $$t || fail=1; done; \
@@ -104,6 +105,13 @@ test-unit: $(TEST_BIN) ## run the Check unit tests
 
 test-integration: all ## run the integration scripts in tests/integration/
 	@DPERM=$(CURDIR)/$(BIN)/dperm sh tests/integration/run_all.sh
+
+# The same tests built with AddressSanitizer and UBSan in a separate folder; any report
+# (including a leak at exit) fails the run.
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+test-asan: deps ## unit and integration tests under -fsanitize=address,undefined (build-asan/)
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin CFLAGS="$(ASAN_FLAGS)" \
+	  LDFLAGS="-fsanitize=address,undefined" test-unit test-integration
 
 reproduce: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
 	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume

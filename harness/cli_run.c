@@ -367,6 +367,10 @@ out:
 static json_t *run_job(size_t job, void *ctx)
 {
     sweep *s = ctx;
+    /* Fault injection for the tests of the failure path (SQLite's habit): the worker of
+     * the run with this grid number (1-based, as --dry-run shows) crashes. */
+    const char *crash = getenv("DPERM_TEST_CRASH_RUN");
+    if (crash && strtoul(crash, NULL, 10) == s->g.runs[job].index + 1) abort();
     return runner_execute(&s->g.runs[job], &s->specs[job]);
 }
 
@@ -377,10 +381,16 @@ static json_t *failed_record(const sweep *s, size_t job, const char *failure)
     provenance_utc_now(now, sizeof now);
     json_t *prov = provenance_json();
     if (prov) json_object_set_new(prov, "finished", json_string(now));
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}", "schema", 1, "id",
-                     s->g.runs[job].id, (json_int_t)s->g.runs[job].index, "experiment",
-                     s->specs[job].experiment, "status", "failed", "message", failure, "config",
-                     cfg_to_json(s->g.runs[job].config), "metrics", "curves", "provenance", prov);
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}",
+                     "schema", 1,
+                     "id", s->g.runs[job].id,
+                     "index", (json_int_t)s->g.runs[job].index,
+                     "experiment", s->specs[job].experiment,
+                     "status", "failed",
+                     "message", failure,
+                     "config", cfg_to_json(s->g.runs[job].config),
+                     "metrics", "curves",
+                     "provenance", prov);
 }
 
 static int job_done(size_t job, json_t *record, const char *failure, void *ctx, dp_err *err)
