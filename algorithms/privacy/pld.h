@@ -1,0 +1,56 @@
+/* pld.h: privacy loss distribution (PLD) accountant for the Poisson-subsampled Gaussian
+ * mechanism under add/remove neighbours, with pessimistic discretization, so that every
+ * epsilon (delta) it returns is an upper bound on the true one.
+ *
+ * Sources: Koskela, Jalko, Honkela 2020 (PLD composition by FFT); Doroshenko, Ghazi,
+ * Kamath, Kumar, Manurangsi 2022 ("Connect the Dots", Alg. 1, pessimistic); Google
+ * dp_accounting's PLDAccountant (python/dp_accounting/pld), whose construction this
+ * follows: one PLD per adjacency direction (remove, add), each self-composed, epsilon =
+ * the larger of the two. Details and the choices made where it is silent in pld.c.
+ *
+ * The mechanism: each of `steps` rounds includes every example with probability q in
+ * (0, 1] and releases the summed, sensitivity-1 query plus N(0, sigma^2) noise; q = 1 is
+ * the plain Gaussian mechanism (composed exactly as one Gaussian of sigma/sqrt(steps)).
+ *
+ * interval is the spacing of the privacy-loss grid (dp_accounting's
+ * value_discretization_interval). interval <= 0 selects DP_PLD_DEFAULT_INTERVAL, coarsened
+ * automatically when the composed distribution would need more than DP_PLD_MAX_POINTS grid
+ * points (very large epsilons); a coarser grid only loosens the bound. An explicit
+ * interval > 0 is used as given, or refused (DP_EINVAL) when it would need more points.
+ *
+ * Both functions are pure (no I/O), return 0 or a negative DP_E* code with err filled:
+ * DP_EINVAL names the bad parameter (q outside (0, 1], sigma <= 0 or non-finite, steps < 1,
+ * delta outside (0, 1), eps < 0 or NaN, an output pointer NULL, an explicit interval too
+ * fine), DP_ENOMEM when an allocation fails, DP_EPRIVACY when even the coarsest grid tried
+ * cannot hold the composition (astronomically many steps). No NaN is ever returned with
+ * status 0; the outputs are left untouched on error. Memory is bounded by a few arrays of
+ * 2 x DP_PLD_MAX_POINTS doubles and all of it is freed before returning.
+ *
+ * Not thread-safe: the self-composition creates FFTW plans (FFTW_ESTIMATE, so results are
+ * bit-reproducible), and the FFTW planner must not run in two threads at once. dperm's
+ * workers are processes, so this only matters to a caller that adds threads.
+ */
+#ifndef DPERM_PLD_H
+#define DPERM_PLD_H
+
+#include "../base/err.h"
+
+/* Default grid spacing of the privacy loss (see pld.c for the measurements behind it). */
+#define DP_PLD_DEFAULT_INTERVAL 1e-4
+
+/* Largest number of grid points a composed distribution may occupy. */
+#define DP_PLD_MAX_POINTS (1L << 20)
+
+/* Smallest epsilon >= 0 such that `steps` rounds of the mechanism are (epsilon, delta)-DP
+ * under the discretized (pessimistic) PLD. *eps may be +inf (status 0) when no finite
+ * epsilon exists, e.g. delta below the distribution's infinity mass, or sigma so small
+ * that the privacy loss overflows a double. */
+int dp_pld_epsilon(double q, double sigma, long steps, double delta, double interval,
+                   double *eps, dp_err *err);
+
+/* Smallest delta for which `steps` rounds are (eps, delta)-DP under the same pessimistic
+ * PLD (the larger of the two directions' hockey-stick divergences), in [0, 1]. */
+int dp_pld_delta(double q, double sigma, long steps, double eps, double interval,
+                 double *delta, dp_err *err);
+
+#endif
