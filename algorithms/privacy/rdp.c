@@ -21,15 +21,15 @@
  * - Default conversion: DP_RDP_CONVERT_IMPROVED. It is a valid upper bound for every
  *   order, never looser than the classic one, and it is what Opacus >= 1.0 and
  *   dp_accounting report, so a dperm epsilon is comparable with theirs.
- * - Default orders: Opacus's (1.1..10.9 step 0.1, 12..63) plus dp_accounting's 11,
- *   then 8 orders per octave from 64 to 8192 (neighbours within a ratio of 1.125). The
- *   grid contains both references' grids, so dperm is never looser than either; the
- *   large orders make epsilons down to ~1e-3 reachable at delta 1e-5 (the floor is
- *   ~2e-4) where Opacus floors at ~0.103. Against every integer order 2..8192, the
- *   coarse top costs <= 0.2% of epsilon once there are 100 steps or more (q 0.004..1,
- *   sigma 2..100), but up to 10% for 1..10 steps at large sigma, where the optimum sits
- *   on the sharp rise of the subsampled RDP curve. 8 per octave keeps one epsilon
- *   near 2 ms (cost is the sum of the integer orders, ~1e5 terms).
+ * - Default orders: Google dp_accounting's DEFAULT_RDP_ORDERS (1.1..10.9 step 0.1,
+ *   11..63, 128, 256, 512, 1024), which contains Opacus's whole grid (1.1..10.9, 12..63).
+ *   So dperm's epsilon is never above either tool's, and never below both: an optimum
+ *   that a denser grid would find between their orders (a valid but tighter bound)
+ *   would make dperm's numbers disagree with the tools researchers compare against.
+ *   Order 1024 keeps small targets reachable: the improved conversion floors epsilon at
+ *   about 0.0035 (delta 1e-5) and 0.0067 (delta 1e-6), below InputPert's smallest 0.01,
+ *   where Opacus's grid (max 63) floors at about 0.103. Callers are told when the
+ *   optimum sits at 1024 (accountant.h: order_at_edge).
  * - Integer orders sum A - 1 = sum_{i>=2} p_i expm1(c_i) (p_i the binomial weights,
  *   c_i = (i^2-i)/(2 s^2)) with one running log-sum-exp and log C(a,i) updated by
  *   log((a-i+1)/i), then take log1p: the same number as Opacus's log(sum p_i e^c_i),
@@ -75,14 +75,7 @@ static const double default_orders[] = {
     11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
     31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50,
     51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
-    64, 72, 80, 88, 96, 104, 112, 120,
-    128, 144, 160, 176, 192, 208, 224, 240,
-    256, 288, 320, 352, 384, 416, 448, 480,
-    512, 576, 640, 704, 768, 832, 896, 960,
-    1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920,
-    2048, 2304, 2560, 2816, 3072, 3328, 3584, 3840,
-    4096, 4608, 5120, 5632, 6144, 6656, 7168, 7680,
-    8192,
+    128, 256, 512, 1024,
 };
 #define N_DEFAULT_ORDERS (sizeof default_orders / sizeof default_orders[0])
 
