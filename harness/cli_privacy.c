@@ -1,9 +1,10 @@
-/* cli_privacy.c: `dperm privacy epsilon|sigma ...`, the privacy calculator.
+/* cli_privacy.c: `dperm privacy epsilon|sigma|steps ...`, the privacy calculator.
  *
- * epsilon: the (eps, delta) of `steps` Poisson-subsampled Gaussian steps with noise
- * multiplier sigma and rate q. sigma: the smallest noise multiplier meeting a target.
- * Accountant: RDP (the one every dperm run uses); --verbose shows the optimal order and
- * both RDP conversions side by side.
+ * The schedule is T steps of the Gaussian mechanism with noise multiplier S on a sample
+ * of rate Q. epsilon: what it spends; sigma: the smallest noise multiplier meeting a
+ * target; steps: the most steps within a target. --accountant picks the analysis (default
+ * rdp, the one dperm's runs use); --verbose puts every accountant side by side, like TF
+ * Privacy's compute_dp_sgd_privacy but for all of them at once.
  */
 #include <getopt.h>
 #include <math.h>
@@ -11,24 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../algorithms/privacy/rdp.h"
+#include "../algorithms/privacy/accountant.h"
 #include "cli.h"
 
 static const char PRIVACY_HELP[] =
-    "usage: dperm privacy epsilon --sigma S --q Q --steps T --delta D [--verbose]\n"
-    "       dperm privacy sigma --epsilon E --q Q --steps T --delta D [--verbose]\n"
+    "usage: dperm privacy epsilon --sigma S --q Q --steps T --delta D [options]\n"
+    "       dperm privacy sigma --epsilon E --q Q --steps T --delta D [options]\n"
+    "       dperm privacy steps --epsilon E --sigma S --q Q --delta D [options]\n"
     "\n"
     "Privacy of DP-SGD-style training: T steps of the Gaussian mechanism with noise\n"
-    "multiplier S on a Poisson sample of rate Q (Q = 1: full batch).\n"
+    "multiplier S (noise std = S x sensitivity) on a sample of rate Q (Q = 1: full batch).\n"
     "\n"
     "options:\n"
-    "  --sigma S        noise multiplier (> 0)\n"
-    "  --epsilon E      target epsilon (> 0)\n"
-    "  --q Q            sampling rate in (0, 1] (expected batch size / n)\n"
-    "  --steps T        number of steps (>= 1)\n"
-    "  --delta D        delta in (0, 1)\n"
-    "  --accountant A   rdp (default; the accountant dperm runs use)\n"
-    "  --verbose        optimal RDP order and both RDP conversions\n";
+    "  --sigma S          noise multiplier (> 0)\n"
+    "  --epsilon E        target epsilon (> 0)\n"
+    "  --q Q              sampling rate in (0, 1] (expected batch size / n)\n"
+    "  --steps T          number of steps (>= 1)\n"
+    "  --delta D          delta in (0, 1)\n"
+    "  --accountant A     rdp (default), rdp_classic, moments, rdp_wor, pld, advanced, basic\n"
+    "                     (`dperm list accountants` describes each)\n"
+    "  --max-steps N      upper limit for `steps` (default 100000000)\n"
+    "  --verbose          every accountant side by side, with RDP orders\n";
 
 static int parse_num(const char *opt, const char *s, double *out)
 {
@@ -39,16 +43,65 @@ static int parse_num(const char *opt, const char *s, double *out)
     return 0;
 }
 
+static int parse_count(const char *opt, double v, long *out)
+{
+    if (isnan(v)) return 0;
+    if (v < 1 || v != floor(v) || v > 1e12)
+        return cli_usage_error("privacy", "%s takes a whole number >= 1, got %g", opt, v);
+    *out = (long)v;
+    return 0;
+}
+
+typedef enum { WANT_EPSILON, WANT_SIGMA, WANT_STEPS } want;
+
+/* One line of the --verbose table for accountant a; returns the accountant's answer. */
+static void verbose_row(want w, dp_accountant a, double q, double sigma, long steps,
+                        double delta, double eps, long max_steps)
+{
+    dp_err err;
+    dp_err_clear(&err);
+    dp_accounting_detail d = {0};
+    double val = NAN, e = NAN;
+    long st = 0;
+    int rc;
+    char note[96] = "";
+    if (w == WANT_EPSILON) {
+        rc = dp_accountant_epsilon(a, q, sigma, steps, delta, &val, &d, &err);
+        e = val;
+    } else if (w == WANT_SIGMA) {
+        rc = dp_accountant_sigma(a, q, steps, delta, eps, &val, &err);
+        if (rc == 0) rc = dp_accountant_epsilon(a, q, val, steps, delta, &e, &d, &err);
+    } else {
+        rc = dp_accountant_steps(a, q, sigma, delta, eps, max_steps, &st, &err);
+        val = (double)st;
+        if (rc == 0) rc = dp_accountant_epsilon(a, q, sigma, st, delta, &e, &d, &err);
+    }
+    if (rc) {
+        printf("  %-12s %14s  %s\n", dp_accountant_name(a), "-", err.msg);
+        return;
+    }
+    if (d.order > 0)
+        snprintf(note, sizeof note, "order %g%s", d.order, d.order_at_edge ? " (grid edge)" : "");
+    else if (d.eps_step > 0)
+        snprintf(note, sizeof note, "per step eps %.3g, delta %.3g", d.eps_step, d.delta_step);
+    if (w == WANT_EPSILON) printf("  %-12s %14.6g  %s\n", dp_accountant_name(a), val, note);
+    else if (w == WANT_SIGMA) printf("  %-12s %14.6g  epsilon %.6g; %s\n", dp_accountant_name(a), val, e, note);
+    else printf("  %-12s %14ld  epsilon %.6g; %s\n", dp_accountant_name(a), st, e, note);
+}
+
 int cli_privacy(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"sigma", required_argument, 0, 's'},   {"epsilon", required_argument, 0, 'e'},
         {"q", required_argument, 0, 'q'},       {"steps", required_argument, 0, 't'},
         {"delta", required_argument, 0, 'd'},   {"accountant", required_argument, 0, 'a'},
-        {"verbose", no_argument, 0, 'v'},       {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    double sigma = NAN, eps = NAN, q = NAN, steps_d = NAN, delta = NAN;
+        {"max-steps", required_argument, 0, 'm'}, {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    double sigma = NAN, eps = NAN, q = NAN, steps_d = NAN, delta = NAN, max_d = NAN;
+    dp_accountant acc = DP_ACCOUNTANT_RDP;
     int verbose = 0, c;
+    dp_err err;
+    dp_err_clear(&err);
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -59,9 +112,10 @@ int cli_privacy(int argc, char **argv)
         case 'q': rc = parse_num("--q", optarg, &q); break;
         case 't': rc = parse_num("--steps", optarg, &steps_d); break;
         case 'd': rc = parse_num("--delta", optarg, &delta); break;
+        case 'm': rc = parse_num("--max-steps", optarg, &max_d); break;
         case 'a':
-            if (strcmp(optarg, "rdp") != 0)
-                return cli_usage_error("privacy", "unknown accountant '%s' (available: rdp)", optarg);
+            if (dp_accountant_parse(optarg, &acc, &err))
+                return cli_usage_error("privacy", "%s", err.msg);
             break;
         case 'v': verbose = 1; break;
         case 'h': fputs(PRIVACY_HELP, stdout); return EXIT_OK;
@@ -70,51 +124,59 @@ int cli_privacy(int argc, char **argv)
         }
         if (rc) return rc;
     }
-    if (optind >= argc) return cli_usage_error("privacy", "missing what to compute: epsilon or sigma");
+    if (optind >= argc)
+        return cli_usage_error("privacy", "missing what to compute: epsilon, sigma or steps");
     const char *what = argv[optind];
-    int want_eps = !strcmp(what, "epsilon"), want_sigma = !strcmp(what, "sigma");
-    if (!want_eps && !want_sigma)
-        return cli_usage_error("privacy", "unknown calculation '%s' (epsilon or sigma)", what);
-    if (isnan(q) || isnan(steps_d) || isnan(delta))
-        return cli_usage_error("privacy", "--q, --steps and --delta are required");
-    if (want_eps && isnan(sigma)) return cli_usage_error("privacy", "epsilon needs --sigma");
-    if (want_sigma && isnan(eps)) return cli_usage_error("privacy", "sigma needs --epsilon");
-    if (steps_d < 1 || steps_d != floor(steps_d) || steps_d > 1e12)
-        return cli_usage_error("privacy", "--steps takes a whole number >= 1, got %g", steps_d);
-    long steps = (long)steps_d;
+    want w;
+    if (!strcmp(what, "epsilon")) w = WANT_EPSILON;
+    else if (!strcmp(what, "sigma")) w = WANT_SIGMA;
+    else if (!strcmp(what, "steps")) w = WANT_STEPS;
+    else return cli_usage_error("privacy", "unknown calculation '%s' (epsilon, sigma or steps)", what);
+    if (optind + 1 < argc) return cli_usage_error("privacy", "unexpected argument '%s'", argv[optind + 1]);
+    if (isnan(q) || isnan(delta)) return cli_usage_error("privacy", "--q and --delta are required");
+    if (w != WANT_STEPS && isnan(steps_d)) return cli_usage_error("privacy", "%s needs --steps", what);
+    if (w != WANT_SIGMA && isnan(sigma)) return cli_usage_error("privacy", "%s needs --sigma", what);
+    if (w != WANT_EPSILON && isnan(eps)) return cli_usage_error("privacy", "%s needs --epsilon", what);
+    long steps = 0, max_steps = 100000000;
+    int rc = parse_count("--steps", steps_d, &steps);
+    if (rc == 0) rc = parse_count("--max-steps", max_d, &max_steps);
+    if (rc) return rc;
 
-    dp_err err;
-    dp_err_clear(&err);
-    if (want_sigma) {
-        if (!(eps > 0)) return cli_usage_error("privacy", "--epsilon must be > 0, got %g", eps);
-        if (dp_rdp_calibrate_sigma(q, steps, delta, eps, DP_RDP_CONVERT_IMPROVED, &sigma, &err)) {
-            cli_print_error(&err);
-            return EXIT_USAGE;
-        }
-        printf("sigma = %.6g  (noise multiplier for epsilon <= %g, delta %g, q %g, %ld steps; RDP)\n",
-               sigma, eps, delta, q, steps);
+    double answer_eps = NAN;
+    dp_accounting_detail d = {0};
+    if (w == WANT_EPSILON) {
+        rc = dp_accountant_epsilon(acc, q, sigma, steps, delta, &answer_eps, &d, &err);
+        if (rc == 0)
+            printf("epsilon = %.6g  (delta %g, sigma %g, q %g, %ld steps; %s)\n", answer_eps,
+                   delta, sigma, q, steps, dp_accountant_name(acc));
+    } else if (w == WANT_SIGMA) {
+        rc = dp_accountant_sigma(acc, q, steps, delta, eps, &sigma, &err);
+        if (rc == 0) rc = dp_accountant_epsilon(acc, q, sigma, steps, delta, &answer_eps, &d, &err);
+        if (rc == 0)
+            printf("sigma = %.6g  (spends epsilon %.6g <= %g; delta %g, q %g, %ld steps; %s)\n",
+                   sigma, answer_eps, eps, delta, q, steps, dp_accountant_name(acc));
+    } else {
+        rc = dp_accountant_steps(acc, q, sigma, delta, eps, max_steps, &steps, &err);
+        if (rc == 0) rc = dp_accountant_epsilon(acc, q, sigma, steps, delta, &answer_eps, &d, &err);
+        if (rc == 0)
+            printf("steps = %ld  (spends epsilon %.6g <= %g; delta %g, sigma %g, q %g; %s)%s\n",
+                   steps, answer_eps, eps, delta, sigma, q, dp_accountant_name(acc),
+                   steps == max_steps ? " (the --max-steps limit)" : "");
     }
-    double e_imp, e_cls, o_imp, o_cls;
-    if (dp_rdp_epsilon(q, sigma, steps, delta, DP_RDP_CONVERT_IMPROVED, &e_imp, &o_imp, &err) ||
-        dp_rdp_epsilon(q, sigma, steps, delta, DP_RDP_CONVERT_CLASSIC, &e_cls, &o_cls, &err)) {
+    if (rc) {
         cli_print_error(&err);
         return EXIT_USAGE;
     }
-    if (want_eps)
-        printf("epsilon = %.6g  (delta %g, sigma %g, q %g, %ld steps; RDP)\n", e_imp, delta,
-               sigma, q, steps);
-    if (verbose) {
-        printf("  %-40s %12s %10s\n", "accountant", "epsilon", "order");
-        printf("  %-40s %12.6g %10g\n", "rdp, improved conversion (Balle 2020)", e_imp, o_imp);
-        printf("  %-40s %12.6g %10g\n", "rdp, classic conversion (Mironov 2017)", e_cls, o_cls);
-    }
     /* At an end of the order grid the optimum may lie outside it: the bound still holds
      * but may be loose, and the user should know. */
-    const double *orders;
-    size_t n_orders = dp_rdp_default_orders(&orders);
-    if (e_imp > 0 && (o_imp <= orders[0] || o_imp >= orders[n_orders - 1]))
-        fprintf(stderr, "dperm: note: the best RDP order (%g) is at the end of the order grid "
-                        "[%g, %g]; the epsilon is an upper bound but may be loose\n",
-                o_imp, orders[0], orders[n_orders - 1]);
+    if (d.order_at_edge)
+        fprintf(stderr, "dperm: note: the best RDP order (%g) is at the end of the order grid; "
+                        "the epsilon is an upper bound but may be loose\n", d.order);
+    if (verbose) {
+        printf("  %-12s %14s  %s\n", "accountant", w == WANT_EPSILON ? "epsilon" : w == WANT_SIGMA ? "sigma" : "steps",
+               "details");
+        for (int a = 1; a <= DP_ACCOUNTANT_COUNT; a++)
+            verbose_row(w, (dp_accountant)a, q, sigma, steps, delta, eps, max_steps);
+    }
     return EXIT_OK;
 }

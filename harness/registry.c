@@ -1,6 +1,8 @@
 /* registry.c: the tables behind `dperm list` and config name validation. */
 #include "registry.h"
 
+#include "../algorithms/privacy/accountant.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -22,10 +24,19 @@ static const registry_entry DATASETS[] = {
      "dperm (datasets/synthetic.c)"},
 };
 
-static const registry_entry ACCOUNTANTS[] = {
-    {"rdp", "Renyi DP of the Poisson-subsampled Gaussian, improved conversion to (eps, delta)",
-     "Mironov, Talwar, Zhang 2019; Balle et al. 2020"},
-};
+/* Filled from the accountant module (its names and descriptions are the source of
+ * truth), on first use: the table is constant afterwards. */
+static registry_entry ACCOUNTANTS[DP_ACCOUNTANT_COUNT];
+
+static void fill_accountants(void)
+{
+    if (ACCOUNTANTS[0].name) return;
+    for (int a = 1; a <= DP_ACCOUNTANT_COUNT; a++) {
+        ACCOUNTANTS[a - 1].name = dp_accountant_name((dp_accountant)a);
+        ACCOUNTANTS[a - 1].description = dp_accountant_description((dp_accountant)a);
+        ACCOUNTANTS[a - 1].source = "algorithms/privacy/accountant.h";
+    }
+}
 
 static const registry TABLES[] = {
     {"algorithms", ALGORITHMS, COUNT(ALGORITHMS)},
@@ -38,6 +49,7 @@ static const registry *const ALL[] = {&TABLES[0], &TABLES[1], &TABLES[2], &TABLE
 
 const registry *registry_find(const char *what)
 {
+    fill_accountants();
     for (size_t i = 0; i < COUNT(TABLES); i++)
         if (strcmp(TABLES[i].what, what) == 0) return &TABLES[i];
     return NULL;
@@ -52,6 +64,7 @@ const registry_entry *registry_lookup(const registry *r, const char *name)
 
 const registry *const *registry_all(void)
 {
+    fill_accountants();
     return ALL;
 }
 
