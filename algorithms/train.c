@@ -15,6 +15,9 @@
  *     geometric skipping (gap = floor(log U / log(1 - q)), the number of failures before
  *     the next success) instead of one uniform per example: the same distribution, at a
  *     cost proportional to the batch, not to n.
+ *   - wor sampling: each step an independent uniform subset of exactly b examples, by b
+ *     steps of a Fisher-Yates shuffle over an index array kept between steps (a partial
+ *     shuffle of any arrangement gives a uniform subset), from DP_STREAM_BATCH.
  *   - the sum is divided by the configured b for every algorithm and sampling, so sgd and
  *     dp_sgd with sigma = 0, C = inf are bit-identical (tested).
  *   - the l2 term mu w is added after the division and is neither clipped nor noised: it
@@ -107,7 +110,8 @@ static int validate(const dp_linear *m, const dp_train_cfg *c, const double *x_t
         return dp_err_set(err, DP_EINVAL,
                           "train.batch_size %zu exceeds the %zu training examples",
                           c->batch_size, n_train);
-    if (c->sampling != DP_SAMPLING_SHUFFLE && c->sampling != DP_SAMPLING_POISSON)
+    if (c->sampling != DP_SAMPLING_SHUFFLE && c->sampling != DP_SAMPLING_POISSON &&
+        c->sampling != DP_SAMPLING_WOR)
         return dp_err_set(err, DP_EINVAL, "train.sampling: unknown sampling %d",
                           (int)c->sampling);
     switch (c->lr_schedule) {
@@ -266,6 +270,17 @@ static size_t poisson_batch(dp_rng *r, size_t *idx, size_t n, double q)
     return count;
 }
 
+/* Without-replacement batch: a uniform b-subset in idx[0..b), by b Fisher-Yates steps. */
+static void wor_batch(dp_rng *r, size_t *idx, size_t n, size_t b)
+{
+    for (size_t j = 0; j < b; j++) {
+        size_t k = j + (size_t)dp_rng_below(r, n - j);
+        size_t tmp = idx[j];
+        idx[j] = idx[k];
+        idx[k] = tmp;
+    }
+}
+
 /* One (DP-)SGD step on the examples batch[0..nb): w_prev = w, then
  * w -= eta ((sum_i clip(g_i) + noise) / b + mu w). */
 static void sgd_step(trainer *t, const size_t *batch, size_t nb, double eta, dp_rng *noise)
@@ -362,6 +377,8 @@ int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train
         goto done;
     }
 
+    if (cfg->sampling == DP_SAMPLING_WOR)
+        for (size_t i = 0; i < n_train; i++) t.idx[i] = i;
     for (int epoch = 1; epoch <= cfg->epochs; epoch++) {
         if (cfg->sampling == DP_SAMPLING_SHUFFLE) {
             for (size_t i = 0; i < n_train; i++) t.idx[i] = i;
@@ -372,6 +389,9 @@ int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train
             size_t nb;
             if (cfg->sampling == DP_SAMPLING_SHUFFLE) {
                 batch = t.idx + (size_t)s * cfg->batch_size;
+                nb = cfg->batch_size;
+            } else if (cfg->sampling == DP_SAMPLING_WOR) {
+                wor_batch(&batch_rng, t.idx, n_train, cfg->batch_size);
                 nb = cfg->batch_size;
             } else {
                 nb = poisson_batch(&batch_rng, t.idx, n_train, q);

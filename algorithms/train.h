@@ -4,7 +4,8 @@
  * DP-SGD (Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1) on dp_linear models.
  *
  * DP-SGD step, as in DPlis Alg. 1 / Lecture15 Alg. 4:
- *   batch B_t (fixed size b from a per-epoch shuffle, or Poisson with rate q = b/n),
+ *   batch B_t (fixed size b from a per-epoch shuffle, Poisson with rate q = b/n, or an
+ *   independent uniform b-subset per step),
  *   g_i = per-example gradient, clipped: g_i * min(1, C / ||g_i||),
  *   g   = (sum_i clipped g_i + N(0, sigma^2 C^2 I)) / b     (b = expected batch size for
  *          Poisson; an empty Poisson batch is a valid, noise-only step),
@@ -21,7 +22,10 @@
 #include "models/linear.h"
 
 typedef enum { DP_ALGO_SGD = 1, DP_ALGO_DP_SGD = 2 } dp_algorithm;
-typedef enum { DP_SAMPLING_SHUFFLE = 1, DP_SAMPLING_POISSON = 2 } dp_sampling;
+/* shuffle: disjoint batches of a per-epoch permutation; poisson: each example with
+ * probability b/n (the analysis of rdp, pld, moments); wor: each step an independent
+ * uniform subset of exactly b examples (the analysis of rdp_wor). */
+typedef enum { DP_SAMPLING_SHUFFLE = 1, DP_SAMPLING_POISSON = 2, DP_SAMPLING_WOR = 3 } dp_sampling;
 typedef enum {
     DP_LR_CONSTANT = 1,  /* eta_t = lr */
     DP_LR_INVERSE_T = 2, /* eta_t = a / t, t = 1, 2, ... the iteration (DP-LSSGD §4.1) */

@@ -5,12 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../algorithms/privacy/rdp.h"
+#include "../algorithms/privacy/accountant.h"
 #include "progress.h"
 #include "provenance.h"
-
-/* The RDP-to-(eps, delta) conversion every dperm epsilon uses (rdp.c explains why). */
-#define RUNNER_CONVERSION DP_RDP_CONVERT_IMPROVED
 
 size_t runner_train_size(const run_spec *s)
 {
@@ -35,8 +32,8 @@ int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err)
     if (!is_private(s) || s->has_noise_multiplier || !isfinite(s->epsilon)) return 0;
     double q = (double)s->train.batch_size / (double)runner_train_size(s);
     double sigma;
-    int rc = dp_rdp_calibrate_sigma(q, runner_planned_steps(s), s->delta, s->epsilon,
-                                    RUNNER_CONVERSION, &sigma, err);
+    int rc = dp_accountant_sigma(s->accountant_kind, q, runner_planned_steps(s), s->delta,
+                                 s->epsilon, &sigma, err);
     if (rc) {
         char msg[DP_ERR_MSG_MAX];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -77,28 +74,32 @@ static json_t *curves_json(const dp_train_result *r)
                      "grad_norm", gn);
 }
 
-/* Privacy actually spent over `steps` and the accountant behind it. */
-static void privacy_spent(const run_spec *s, long steps, double *eps, const char **accountant)
+/* Privacy actually spent over `steps` by the run's accountant, and its description. */
+static void privacy_spent(const run_spec *s, long steps, double *eps, char *accountant,
+                          size_t size)
 {
     *eps = INFINITY;
     if (!is_private(s)) {
-        *accountant = "none (non-private)";
+        snprintf(accountant, size, "none (non-private)");
         return;
     }
     if (s->train.noise_multiplier <= 0) {
-        *accountant = "none (no noise)";
+        snprintf(accountant, size, "none (no noise)");
         return;
     }
-    if (s->train.sampling != DP_SAMPLING_POISSON) {
-        *accountant = "none (shuffled batches are not covered by the Poisson RDP analysis)";
+    if (s->train.sampling != spec_accountant_sampling(s->accountant_kind)) {
+        snprintf(accountant, size, "none (the %s accountant does not analyse this run's batch sampling)",
+                 s->accountant);
         return;
     }
     double q = (double)s->train.batch_size / (double)runner_train_size(s);
     dp_err err;
-    if (steps < 1 || dp_rdp_epsilon(q, s->train.noise_multiplier, steps, s->delta,
-                                     RUNNER_CONVERSION, eps, NULL, &err) != 0)
-        *eps = steps < 1 ? 0.0 : INFINITY;
-    *accountant = "rdp (Poisson-subsampled Gaussian, improved conversion)";
+    if (steps < 1)
+        *eps = 0.0;
+    else if (dp_accountant_epsilon(s->accountant_kind, q, s->train.noise_multiplier, steps,
+                                   s->delta, eps, NULL, &err) != 0)
+        *eps = INFINITY;
+    snprintf(accountant, size, "%s: %s", s->accountant, dp_accountant_description(s->accountant_kind));
 }
 
 json_t *runner_execute(const grid_run *run, const run_spec *s)
@@ -123,8 +124,8 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     if (rc == 0) status = res.diverged ? "diverged" : "ok";
 
     double eps_spent;
-    const char *accountant;
-    privacy_spent(s, res.iterations, &eps_spent, &accountant);
+    char accountant[256];
+    privacy_spent(s, res.iterations, &eps_spent, accountant, sizeof accountant);
     double wall = progress_now() - wall0, cpu = cpu_seconds() - cpu0;
     provenance_utc_now(finished, sizeof finished);
 

@@ -34,12 +34,14 @@
  *   model.type          string, required          logistic (needs classes 2) | softmax
  *   model.l2            number >= 0, finite       0
  *   privacy.delta       number in (0, 1)          1e-5
- *   privacy.accountant  string                    rdp
+ *   privacy.accountant  string                    rdp | rdp_classic | moments | rdp_wor |
+ *                                                 pld | advanced | basic (accountant.h); rdp
  *   train.epochs        int >= 1, required
  *   train.batch_size    int >= 1, required        <= n_train
- *   train.sampling      string                    poisson | shuffle; default poisson for
- *                                                 dp_sgd, shuffle for sgd; dp_sgd with
- *                                                 epsilon needs poisson (RDP calibration)
+ *   train.sampling      string                    poisson | shuffle | wor; default for
+ *                                                 dp_sgd: what its accountant analyses
+ *                                                 (wor for rdp_wor, else poisson); shuffle
+ *                                                 for sgd; calibration from epsilon needs it
  *   train.lr            number > 0 | map, required   a number is a constant rate; a map:
  *     schedule          string, required          constant | inverse_t | step
  *     value             number > 0                constant, step (required there)
@@ -87,9 +89,11 @@ static const char *const ALGO_KEYS[] = {"name", "clip", "noise_multiplier"};
 
 static const char *const DATASETS[] = {"synthetic"};
 static const char *const MODEL_TYPES[] = {"logistic", "softmax"};
-static const char *const ACCOUNTANTS[] = {"rdp"};
+/* In the order of dp_accountant (accountant.h): index + 1 is the enum value. */
+static const char *const ACCOUNTANTS[] = {"rdp", "rdp_classic", "moments", "rdp_wor",
+                                          "pld", "advanced", "basic"};
 static const char *const ALGORITHMS[] = {"sgd", "dp_sgd"};
-static const char *const SAMPLINGS[] = {"poisson", "shuffle"};
+static const char *const SAMPLINGS[] = {"poisson", "shuffle", "wor"};
 static const char *const SCHEDULES[] = {"constant", "inverse_t", "step"};
 
 static int need_block(const cfg_node *root, const char *name, int required,
@@ -214,7 +218,9 @@ static int read_train(const cfg_node *train, int dp, size_t n_all, size_t n_trai
                          n_all - n_train);
     tc->epochs = (int)epochs;
     tc->batch_size = (size_t)batch;
-    tc->sampling = sampling == 0 ? DP_SAMPLING_POISSON : DP_SAMPLING_SHUFFLE;
+    tc->sampling = sampling == 0   ? DP_SAMPLING_POISSON
+                   : sampling == 1 ? DP_SAMPLING_SHUFFLE
+                                   : DP_SAMPLING_WOR;
     tc->eval_every = (int)eval_every;
     return 0;
 }
@@ -259,7 +265,15 @@ static int read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
     return 0;
 }
 
-/* dp_sgd: exactly one of epsilon / noise_multiplier; epsilon needs Poisson sampling. */
+/* The sampling an accountant's analysis assumes: rdp_wor fixed-size batches drawn
+ * without replacement, every other one Poisson sampling. */
+dp_sampling spec_accountant_sampling(dp_accountant a)
+{
+    return a == DP_ACCOUNTANT_RDP_WOR ? DP_SAMPLING_WOR : DP_SAMPLING_POISSON;
+}
+
+/* dp_sgd: exactly one of epsilon / noise_multiplier; epsilon needs the sampling its
+ * accountant analyses. */
 static int check_privacy_target(const cfg_node *root, const cfg_node *algo,
                                 const cfg_node *train, run_spec *out, dp_err *err)
 {
@@ -283,10 +297,15 @@ static int check_privacy_target(const cfg_node *root, const cfg_node *algo,
     if (isinf(out->epsilon))
         return cfg_error(err, eps, 0,
                          "epsilon .inf means no privacy: use algorithm {name: sgd} for it");
-    if (out->train.sampling != DP_SAMPLING_POISSON)
+    dp_sampling need = spec_accountant_sampling(out->accountant_kind);
+    if (out->train.sampling != need)
         return cfg_error(err, cfg_get(train, "sampling"), 0,
-                         "epsilon calibration uses the RDP accountant for Poisson sampling; "
-                         "set train.sampling: poisson or give algorithm.noise_multiplier");
+                         "epsilon calibration with privacy.accountant %s assumes %s; set "
+                         "train.sampling: %s, or give algorithm.noise_multiplier",
+                         out->accountant,
+                         need == DP_SAMPLING_WOR ? "fixed-size batches drawn without replacement"
+                                                 : "Poisson sampling",
+                         need == DP_SAMPLING_WOR ? "wor" : "poisson");
     out->train.noise_multiplier = 0; /* the harness calibrates it from epsilon */
     return 0;
 }
@@ -346,6 +365,7 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
                              COUNT(ACCOUNTANTS), &idx, err)))
         return rc;
     snprintf(out->accountant, sizeof out->accountant, "%s", ACCOUNTANTS[idx]);
+    out->accountant_kind = (dp_accountant)(idx + 1);
 
     if ((rc = need_block(root, "algorithm", 1, &algo, err)) ||
         (rc = read_algorithm(algo, out, err)) ||
@@ -353,6 +373,9 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->synthetic.n,
                          n_train, &out->train, err)))
         return rc;
+    /* A private run's default sampling is the one its accountant analyses. */
+    if (out->train.algorithm == DP_ALGO_DP_SGD && !cfg_get(train, "sampling"))
+        out->train.sampling = spec_accountant_sampling(out->accountant_kind);
 
     if ((rc = spec_read_number(root, "", "epsilon", 0, INFINITY,
                                (spec_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||

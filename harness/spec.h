@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "../algorithms/privacy/accountant.h"
 #include "../algorithms/train.h"
 #include "../datasets/dataset.h"
 #include "config.h"
@@ -26,6 +27,7 @@ typedef struct run_spec {
     /* privacy */
     double delta;                     /* privacy.delta in (0, 1), default 1e-5 */
     char accountant[32];              /* privacy.accountant, default "rdp" */
+    dp_accountant accountant_kind;    /* the same as an enum */
     double epsilon;                   /* target epsilon > 0; INFINITY when not given */
     int has_noise_multiplier;         /* algorithm.noise_multiplier given explicitly */
     /* algorithm + train (cfg.noise_multiplier is 0 until calibrated when epsilon given) */
@@ -42,5 +44,9 @@ int spec_check_document(const cfg_node *root, dp_err *err);
  * <= training examples, logistic needs 2 classes, dp_sgd needs clip and either epsilon
  * or noise_multiplier, ...). DP_ECONFIG with a position on error. */
 int spec_from_config(const cfg_node *resolved, run_spec *out, dp_err *err);
+
+/* The batch sampling an accountant's analysis assumes: DP_SAMPLING_WOR for rdp_wor,
+ * DP_SAMPLING_POISSON for every other. */
+dp_sampling spec_accountant_sampling(dp_accountant a);
 
 #endif

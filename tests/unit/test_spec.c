@@ -261,7 +261,9 @@ START_TEST(test_doc_grid_scales)
             "unknown key 'trainn.epochs' in grid; did you mean 'train'?");
     /* a transposition is two Levenshtein edits: too far for a 5-letter word */
     doc_err(run_with(0, "", "grid: {trian.epochs: [1, 2]}\n"), 15, 8,
-            "unknown key 'trian.epochs' in grid (a grid varies: dataset, model,");
+            "unknown key 'trian.epochs' in grid; did you mean 'train'?");
+    doc_err(run_with(0, "", "grid: {optimizer: [1, 2]}\n"), 15, 8,
+            "unknown key 'optimizer' in grid (a grid varies: dataset, model,");
     doc_err(run_with(0, "", "grid: {report: [1]}\n"), 15, 8, "a grid varies:");
     doc_err(run_with(0, "", "grid: [1]\n"), 15, 7, "grid: expected a map");
     doc_err(run_with(0, "", "grid: {zip: {sed: [1], epsilon: [2]}}\n"), 15, 14,
@@ -403,8 +405,9 @@ START_TEST(test_run_model_privacy)
     spec_err(run_with(0, "", "privacy: {delta: 0}\n"), 15, 18,
              "privacy.delta must be in (0, 1), got 0");
     spec_err(run_with(0, "", "privacy: {delta: 1}\n"), 15, 18, "privacy.delta must be in (0, 1)");
-    spec_err(run_with(0, "", "privacy: {accountant: pld}\n"), 15, 23,
-             "unknown accountant 'pld' (known: rdp)");
+    spec_err(run_with(0, "", "privacy: {accountant: rpd}\n"), 15, 23,
+             "unknown accountant 'rpd'; did you mean 'rdp'? (known: rdp, rdp_classic, moments, "
+             "rdp_wor, pld, advanced, basic)");
     spec_err(run_with(0, "", "privacy: {deltaa: 1e-5}\n"), 15, 11,
              "unknown key 'deltaa' in privacy; did you mean 'delta'?");
     spec_err(run_with(0, "", "privacy: 1e-5\n"), 15, 10, "privacy: expected a map");
@@ -478,8 +481,22 @@ START_TEST(test_run_algorithm)
              "dp_sgd needs a privacy target: set epsilon");
     spec_err(run_with(14, "epsilon: .inf\n", NULL), 14, 10, "epsilon .inf means no privacy");
     spec_err(run_with(10, "  lr: 0.1\n  sampling: shuffle\n", NULL), 11, 13,
-             "epsilon calibration uses the RDP accountant for Poisson sampling; set "
-             "train.sampling: poisson or give algorithm.noise_multiplier");
+             "epsilon calibration with privacy.accountant rdp assumes Poisson sampling; set "
+             "train.sampling: poisson, or give algorithm.noise_multiplier");
+    /* rdp_wor analyses fixed-size batches without replacement: its default sampling is
+     * wor, and Poisson sampling does not fit it. */
+    run_spec w = spec_ok("experiment: s\ndataset: {name: synthetic}\nmodel: {type: logistic}\n"
+                         "privacy: {accountant: rdp_wor}\nepsilon: 1\n"
+                         "train: {epochs: 1, batch_size: 8, lr: 0.1}\n"
+                         "algorithm: {name: dp_sgd, clip: 1}\n");
+    ck_assert_int_eq(w.train.sampling, DP_SAMPLING_WOR);
+    ck_assert_int_eq(w.accountant_kind, DP_ACCOUNTANT_RDP_WOR);
+    spec_err("experiment: s\ndataset: {name: synthetic}\nmodel: {type: logistic}\n"
+             "privacy: {accountant: rdp_wor}\nepsilon: 1\n"
+             "train: {epochs: 1, batch_size: 8, lr: 0.1, sampling: poisson}\n"
+             "algorithm: {name: dp_sgd, clip: 1}\n", 6, 54,
+             "privacy.accountant rdp_wor assumes fixed-size batches drawn without replacement; "
+             "set train.sampling: wor");
     /* shuffle is fine with an explicit noise multiplier */
     run_spec s = spec_ok("experiment: s\ndataset: {name: synthetic}\nmodel: {type: logistic}\n"
                          "train: {epochs: 1, batch_size: 8, lr: 0.1, sampling: shuffle}\n"

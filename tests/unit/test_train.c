@@ -457,6 +457,27 @@ START_TEST(test_poisson_rate)
 }
 END_TEST
 
+START_TEST(test_wor_batches)
+{
+    /* n = 200, b = 20: 10 steps per epoch, 10 epochs, each step an independent uniform
+     * 20-subset. Every step uses exactly b examples (total 2000), and each count is
+     * Bin(100, 0.1) marginally: sample variance near 9 (se ~ 9 sqrt(2 / 199) = 0.9),
+     * unlike shuffle where no example can be used twice in an epoch. */
+    enum { N = 200, EPOCHS = 10 };
+    double count[N];
+    inclusion_counts(N, 20, EPOCHS, DP_SAMPLING_WOR, 11, count);
+    double total = 0.0, ss = 0.0, max = 0.0;
+    for (int i = 0; i < N; i++) {
+        total += count[i];
+        if (count[i] > max) max = count[i];
+    }
+    ck_assert_double_eq(total, 2000.0);
+    for (int i = 0; i < N; i++) ss += (count[i] - 10.0) * (count[i] - 10.0);
+    ck_assert_double_eq_tol(ss / (N - 1), 9.0, 5.0 * 0.9);
+    ck_assert(max > EPOCHS); /* some example is drawn twice within an epoch */
+}
+END_TEST
+
 START_TEST(test_poisson_tiny_q)
 {
     /* q = 1/1000: about 37% of the 2000 steps have an empty batch (noise-only steps for
@@ -601,6 +622,7 @@ static Suite *train_suite(void)
     suite_add_tcase(s, tcase("train-3.1", test_shuffle_batches));
     suite_add_tcase(s, tcase("train-3.2", test_poisson_rate));
     suite_add_tcase(s, tcase("train-3.3", test_poisson_tiny_q));
+    suite_add_tcase(s, tcase("train-3.4", test_wor_batches));
     suite_add_tcase(s, tcase("train-4.1", test_divergence));
     suite_add_tcase(s, tcase("train-4.2", test_learns_separable));
     suite_add_tcase(s, tcase("train-4.3", test_determinism));
