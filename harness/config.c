@@ -331,24 +331,35 @@ json_t *cfg_to_json(const cfg_node *n)
 
 #define SUGGEST_MAX_LEN 64
 
-/* Levenshtein distance (insert, delete, substitute: cost 1), one row of the table. */
+static size_t min3(size_t a, size_t b, size_t c)
+{
+    size_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+/* Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+ * two adjacent letters each cost 1, since a swap ("trian", "rpd") is the most common
+ * typo and plain Levenshtein would count it twice. Three rolling rows. */
 static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
 {
-    size_t row[SUGGEST_MAX_LEN + 1];
-    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    size_t r0[SUGGEST_MAX_LEN + 1], r1[SUGGEST_MAX_LEN + 1], r2[SUGGEST_MAX_LEN + 1];
+    size_t *prev2 = r0, *prev = r1, *cur = r2;
+    for (size_t j = 0; j <= lb; j++) prev[j] = j;
     for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
+        cur[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
+            size_t cost = a[i - 1] != b[j - 1];
+            cur[j] = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < cur[j])
+                cur[j] = prev2[j - 2] + 1;
         }
+        size_t *t = prev2;
+        prev2 = prev;
+        prev = cur;
+        cur = t;
     }
-    return row[lb];
+    return prev[lb];
 }
 
 const char *cfg_suggest(const char *word, const char *const *candidates, size_t n)

@@ -434,6 +434,11 @@ START_TEST(test_suggest)
     ck_assert_str_eq(cfg_suggest("batchsize", keys, 5), "batch_size");
     ck_assert_str_eq(cfg_suggest("lrr", keys, 5), "lr");
     ck_assert_str_eq(cfg_suggest("l", keys, 5), "lr");
+    /* swaps of adjacent letters cost one edit (optimal string alignment) */
+    const char *const acc[] = {"rdp", "pld", "moments"};
+    ck_assert_str_eq(cfg_suggest("rpd", acc, 3), "rdp");
+    ck_assert_str_eq(cfg_suggest("momnets", acc, 3), "moments");
+    ck_assert_ptr_null(cfg_suggest("xyz", acc, 3));
     ck_assert_ptr_null(cfg_suggest("momentum", keys, 5));
     ck_assert_ptr_null(cfg_suggest("xy", keys, 5));
     ck_assert_ptr_null(cfg_suggest("epo", keys, 5)); /* 3 edits > max(1, 3/3) */
