@@ -408,6 +408,12 @@ static int job_done(size_t job, json_t *record, const char *failure, void *ctx, 
         s->n_failed++;
         snprintf(detail, sizeof detail, "%s",
                  json_string_value(json_object_get(record, "message")) ?: "failed");
+    } else if (json_is_number(json_object_get(m, "epsilon_spent"))) {
+        snprintf(detail, sizeof detail, "test_accuracy=%.4f epsilon_spent=%.4g of %.4g (%.1fs)",
+                 json_number_value(json_object_get(m, "test_accuracy")),
+                 json_number_value(json_object_get(m, "epsilon_spent")),
+                 json_number_value(json_object_get(m, "epsilon")),
+                 json_number_value(json_object_get(m, "wall_seconds")));
     } else {
         snprintf(detail, sizeof detail, "test_accuracy=%.4f (%.1fs)",
                  json_number_value(json_object_get(m, "test_accuracy")),
