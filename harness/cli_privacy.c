@@ -29,7 +29,8 @@ static const char PRIVACY_HELP[] =
     "  --q Q              sampling rate in (0, 1] (expected batch size / n)\n"
     "  --steps T          number of steps (>= 1)\n"
     "  --delta D          delta in (0, 1)\n"
-    "  --accountant A     rdp (default), rdp_classic, moments, rdp_wor, pld, advanced, basic\n"
+    "  --accountant A     rdp (default), rdp_classic, moments, rdp_wor, pld, advanced, basic,\n"
+    "                     lssgd_theorem1\n"
     "                     (`dperm list accountants` describes each)\n"
     "  --max-steps N      upper limit for `steps` (default 100000000)\n"
     "  --verbose          every accountant side by side, with RDP orders\n";

@@ -35,12 +35,14 @@
  *   model.l2            number >= 0, finite       0
  *   privacy.delta       number in (0, 1)          1e-5
  *   privacy.accountant  string                    rdp | rdp_classic | moments | rdp_wor |
- *                                                 pld | advanced | basic (accountant.h); rdp
+ *                                                 pld | advanced | basic | lssgd_theorem1
+ *                                                 (accountant.h); default rdp
  *   train.epochs        int >= 1, required
  *   train.batch_size    int >= 1, required        <= n_train
  *   train.sampling      string                    poisson | shuffle | wor; default for
  *                                                 dp_sgd: what its accountant analyses
- *                                                 (wor for rdp_wor, else poisson); shuffle
+ *                                                 (wor for rdp_wor and lssgd_theorem1,
+ *                                                 else poisson); shuffle
  *                                                 for sgd; calibration from epsilon needs it
  *   train.lr            number > 0 | map, required   a number is a constant rate; a map:
  *     schedule          string, required          constant | inverse_t | step
@@ -91,7 +93,7 @@ static const char *const DATASETS[] = {"synthetic"};
 static const char *const MODEL_TYPES[] = {"logistic", "softmax"};
 /* In the order of dp_accountant (accountant.h): index + 1 is the enum value. */
 static const char *const ACCOUNTANTS[] = {"rdp", "rdp_classic", "moments", "rdp_wor",
-                                          "pld", "advanced", "basic"};
+                                          "pld", "advanced", "basic", "lssgd_theorem1"};
 static const char *const ALGORITHMS[] = {"sgd", "dp_sgd"};
 static const char *const SAMPLINGS[] = {"poisson", "shuffle", "wor"};
 static const char *const SCHEDULES[] = {"constant", "inverse_t", "step"};
@@ -269,7 +271,8 @@ static int read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
  * without replacement, every other one Poisson sampling. */
 dp_sampling spec_accountant_sampling(dp_accountant a)
 {
-    return a == DP_ACCOUNTANT_RDP_WOR ? DP_SAMPLING_WOR : DP_SAMPLING_POISSON;
+    return a == DP_ACCOUNTANT_RDP_WOR || a == DP_ACCOUNTANT_LSSGD_THM1 ? DP_SAMPLING_WOR
+                                                                     : DP_SAMPLING_POISSON;
 }
 
 /* dp_sgd: exactly one of epsilon / noise_multiplier; epsilon needs the sampling its

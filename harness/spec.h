@@ -45,8 +45,8 @@ int spec_check_document(const cfg_node *root, dp_err *err);
  * or noise_multiplier, ...). DP_ECONFIG with a position on error. */
 int spec_from_config(const cfg_node *resolved, run_spec *out, dp_err *err);
 
-/* The batch sampling an accountant's analysis assumes: DP_SAMPLING_WOR for rdp_wor,
- * DP_SAMPLING_POISSON for every other. */
+/* The batch sampling an accountant's analysis assumes: DP_SAMPLING_WOR for rdp_wor and
+ * lssgd_theorem1, DP_SAMPLING_POISSON for every other. */
 dp_sampling spec_accountant_sampling(dp_accountant a);
 
 #endif

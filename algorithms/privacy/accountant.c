@@ -15,6 +15,7 @@
 #include "composition.h"
 #include "pld.h"
 #include "rdp.h"
+#include "theorems.h"
 
 #define SIGMA_MIN 1e-3
 #define SIGMA_MAX 1e4
@@ -38,7 +39,21 @@ static const info INFO[DP_ACCOUNTANT_COUNT + 1] = {
     [DP_ACCOUNTANT_PLD] = {"pld", "privacy loss distribution, Poisson sampling, pessimistic (tightest)"},
     [DP_ACCOUNTANT_ADVANCED] = {"advanced", "analytic Gaussian per step, amplification (Lemma 15.4), advanced composition (DRV10)"},
     [DP_ACCOUNTANT_BASIC] = {"basic", "analytic Gaussian per step, amplification (Lemma 15.4), basic composition"},
+    [DP_ACCOUNTANT_LSSGD_THM1] = {"lssgd_theorem1", "DP-LSSGD Thm 1 (Wang et al.), batches without replacement, as the paper calibrated"},
 };
+
+/* DP-LSSGD Thm 1 depends on n and b only through q = b/n once nu = sigma C / b and G = C
+ * (theorems.h: eps = (K + sqrt(K^2 + 8 K log(1/delta) nu^2)) / (2 nu^2), K = 8 T G^2/n^2,
+ * and K b^2 / G^2 = 8 T q^2): evaluate it at a large n with b = q n. */
+#define LSSGD_N 1000000000L
+
+static int lssgd_theorem1(double q, double sigma, long steps, double delta, double *eps,
+                          dp_err *err)
+{
+    long b = (long)llround(q * (double)LSSGD_N);
+    if (b < 1) b = 1;
+    return dp_thm_lssgd_epsilon(sigma / (double)b, delta, steps, LSSGD_N, b, 1.0, eps, err);
+}
 
 const char *dp_accountant_name(dp_accountant a)
 {
@@ -138,6 +153,9 @@ int dp_accountant_epsilon(dp_accountant a, double q, double sigma, long steps, d
         rc = dp_composition_schedule_epsilon(a == DP_ACCOUNTANT_ADVANCED, q, sigma, steps, delta,
                                              eps, &d.eps_step, &d.delta_step, err);
         break;
+    case DP_ACCOUNTANT_LSSGD_THM1:
+        rc = lssgd_theorem1(q, sigma, steps, delta, eps, err);
+        break;
     default:
         return dp_err_set(err, DP_EINVAL, "unknown accountant %d", (int)a);
     }
@@ -148,6 +166,19 @@ int dp_accountant_epsilon(dp_accountant a, double q, double sigma, long steps, d
     return rc;
 }
 
+/* Epsilon at sigma for calibration: a violated precondition (a theorem that certifies
+ * nothing at this noise level, DP_EPRIVACY) counts as over any target. */
+static int eps_for_search(dp_accountant a, double q, double sigma, long steps, double delta,
+                          double *eps, dp_err *err)
+{
+    int rc = dp_accountant_epsilon(a, q, sigma, steps, delta, eps, NULL, err);
+    if (rc == DP_EPRIVACY) {
+        *eps = INFINITY;
+        return 0;
+    }
+    return rc;
+}
+
 int dp_accountant_sigma(dp_accountant a, double q, long steps, double delta,
                         double target_eps, double *sigma, dp_err *err)
 {
@@ -155,7 +186,7 @@ int dp_accountant_sigma(dp_accountant a, double q, long steps, double delta,
         return dp_err_set(err, DP_EINVAL, "target epsilon must be finite and > 0, got %g", target_eps);
     double eps;
     double hi = 1.0, lo;
-    int rc = dp_accountant_epsilon(a, q, hi, steps, delta, &eps, NULL, err);
+    int rc = eps_for_search(a, q, hi, steps, delta, &eps, err);
     if (rc) return rc;
     /* Bracket [lo, hi] with eps(lo) > target >= eps(hi). */
     while (eps > target_eps) {
@@ -164,11 +195,11 @@ int dp_accountant_sigma(dp_accountant a, double q, long steps, double delta,
                               "epsilon %g is out of reach: even sigma %g spends %g (%s, q %g, %ld steps, delta %g)",
                               target_eps, SIGMA_MAX, eps, dp_accountant_name(a), q, steps, delta);
         hi = fmin(hi * 2, SIGMA_MAX);
-        if ((rc = dp_accountant_epsilon(a, q, hi, steps, delta, &eps, NULL, err))) return rc;
+        if ((rc = eps_for_search(a, q, hi, steps, delta, &eps, err))) return rc;
     }
     lo = hi / 2;
     for (;;) {
-        if ((rc = dp_accountant_epsilon(a, q, lo, steps, delta, &eps, NULL, err))) return rc;
+        if ((rc = eps_for_search(a, q, lo, steps, delta, &eps, err))) return rc;
         if (eps > target_eps) break;
         hi = lo;
         if (lo <= SIGMA_MIN) { /* the target is met with (almost) no noise */
@@ -179,7 +210,7 @@ int dp_accountant_sigma(dp_accountant a, double q, long steps, double delta,
     }
     while (hi / lo - 1 > SIGMA_RTOL) {
         double mid = sqrt(lo * hi);
-        if ((rc = dp_accountant_epsilon(a, q, mid, steps, delta, &eps, NULL, err))) return rc;
+        if ((rc = eps_for_search(a, q, mid, steps, delta, &eps, err))) return rc;
         if (eps > target_eps) lo = mid;
         else hi = mid;
     }
@@ -202,14 +233,14 @@ int dp_accountant_steps(dp_accountant a, double q, double sigma, double delta,
     /* Invariant: eps(lo) <= target; eps(hi) > target or hi is past max_steps. */
     long lo = 1, hi = 2;
     while (hi <= max_steps) {
-        if ((rc = dp_accountant_epsilon(a, q, sigma, hi, delta, &eps, NULL, err))) return rc;
+        if ((rc = eps_for_search(a, q, sigma, hi, delta, &eps, err))) return rc;
         if (eps > target_eps) break;
         lo = hi;
         hi = hi > max_steps / 2 ? max_steps + 1 : hi * 2;
     }
     if (hi > max_steps) {
         if (lo < max_steps) {
-            if ((rc = dp_accountant_epsilon(a, q, sigma, max_steps, delta, &eps, NULL, err))) return rc;
+            if ((rc = eps_for_search(a, q, sigma, max_steps, delta, &eps, err))) return rc;
             if (eps <= target_eps) {
                 *steps = max_steps;
                 return 0;
@@ -222,7 +253,7 @@ int dp_accountant_steps(dp_accountant a, double q, double sigma, double delta,
     }
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2;
-        if ((rc = dp_accountant_epsilon(a, q, sigma, mid, delta, &eps, NULL, err))) return rc;
+        if ((rc = eps_for_search(a, q, sigma, mid, delta, &eps, err))) return rc;
         if (eps > target_eps) hi = mid;
         else lo = mid;
     }

@@ -6,7 +6,8 @@
  * sigma x C, where C bounds each example's contribution to the summed gradient. Under
  * add/remove neighbours (Poisson sampling: every accountant but rdp_wor) the sum's
  * sensitivity is C; under replace-one neighbours (rdp_wor) it is 2C, so rdp_wor analyses
- * a Gaussian of multiplier sigma/2 relative to its sensitivity.
+ * a Gaussian of multiplier sigma/2 relative to its sensitivity (lssgd_theorem1's own proof
+ * accounts for the replace-one sensitivity 2G/b itself).
  * Each accountant returns an epsilon that is an upper bound for (epsilon, delta)-DP of
  * that schedule under its own analysis; they differ in tightness and assumptions:
  *
@@ -24,6 +25,10 @@
  *                subsampling (Lecture15 Lemma 15.4), advanced composition (Dwork, Rothblum,
  *                Vadhan 2010; Lecture15 Lemma 15.2), delta split optimized.
  *   basic        the same per step, basic composition (k eps, k delta).
+ *   lssgd_theorem1  DP-LSSGD Thm 1 (Wang et al.): eps from nu^2 = 8 T alpha G^2/(n^2 eps),
+ *                alpha = 2 log(1/delta)/eps + 1, with nu = sigma C / b the noise on the
+ *                averaged gradient and G = C; batches of b drawn without replacement. Its
+ *                precondition eps^2 <= 5 T q^2 log(1/delta) is checked (DP_EPRIVACY).
  *
  * All functions are pure (no I/O), return 0 or a negative DP_E* code with err filled:
  * DP_EINVAL names the bad parameter (q outside (0,1], sigma <= 0, delta outside (0,1),
@@ -44,10 +49,11 @@ typedef enum dp_accountant {
     DP_ACCOUNTANT_RDP_WOR = 4,
     DP_ACCOUNTANT_PLD = 5,
     DP_ACCOUNTANT_ADVANCED = 6,
-    DP_ACCOUNTANT_BASIC = 7
+    DP_ACCOUNTANT_BASIC = 7,
+    DP_ACCOUNTANT_LSSGD_THM1 = 8
 } dp_accountant;
 
-#define DP_ACCOUNTANT_COUNT 7
+#define DP_ACCOUNTANT_COUNT 8
 
 /* Extra facts an accountant can report (all optional for the caller). */
 typedef struct dp_accounting_detail {

@@ -17,7 +17,7 @@ check "privacy steps inverts it" sh -c "echo '$out' | grep -qE 'steps = (99[0-9]
 out=$("$DPERM" privacy epsilon --sigma 4 --q 0.01 --steps 10000 --delta 1e-5 --accountant moments)
 check "the moments accountant gives Abadi et al.'s 1.26" sh -c "echo '$out' | grep -qE 'epsilon = 1\.2[56]'"
 out=$("$DPERM" privacy epsilon --sigma 4 --q 0.01 --steps 10000 --delta 1e-5 --verbose)
-check "--verbose lists all seven accountants" [ "$(echo "$out" | grep -cE '^  (rdp|rdp_classic|moments|rdp_wor|pld|advanced|basic) ')" = 7 ]
+check "--verbose lists all eight accountants" [ "$(echo "$out" | grep -cE '^  (rdp|rdp_classic|moments|rdp_wor|pld|advanced|basic|lssgd_theorem1) ')" = 8 ]
 "$DPERM" privacy epsilon --sigma 4 --q 0.01 --steps 10 --delta 1e-5 --accountant rpd 2> "$WORK/err"
 check "an unknown accountant exits 2 and lists the known" sh -c "[ $? = 2 ] && grep -q 'known: rdp' '$WORK/err'"
 "$DPERM" privacy sigma --epsilon 1e-9 --q 1 --steps 1000000 --delta 1e-5 2> "$WORK/err"

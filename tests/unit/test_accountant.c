@@ -13,6 +13,7 @@
 
 #include "../../algorithms/privacy/accountant.h"
 #include "../../algorithms/privacy/rdp.h"
+#include "../../algorithms/privacy/theorems.h"
 
 static double eps_of(dp_accountant a, double q, double sigma, long steps, double delta)
 {
@@ -37,7 +38,7 @@ START_TEST(names)
     dp_accountant x;
     dp_err err;
     ck_assert_int_eq(dp_accountant_parse("rdpp", &x, &err), DP_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "known: rdp, rdp_classic, moments, rdp_wor, pld, advanced, basic"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "known: rdp, rdp_classic, moments, rdp_wor, pld, advanced, basic, lssgd_theorem1"));
 }
 END_TEST
 
@@ -115,6 +116,28 @@ START_TEST(wor_full_batch)
     double w = eps_of(DP_ACCOUNTANT_RDP_WOR, 1.0, 3.0, 50, 1e-5);
     double p = eps_of(DP_ACCOUNTANT_RDP, 1.0, 1.5, 50, 1e-5);
     ck_assert_double_eq_tol(w, p, 1e-9 * p);
+}
+END_TEST
+
+/* acc-1.6: lssgd_theorem1 is DP-LSSGD's Thm 1 at the paper's MNIST setting (n 50000,
+ * b 128, 50 epochs = 19531 steps, delta 1e-5): the nu the theorem prescribes for eps 0.2,
+ * as a noise multiplier sigma = b nu / G, spends exactly 0.2; calibration inverts it; too
+ * little noise violates the theorem's precondition (DP_EPRIVACY, named). */
+START_TEST(lssgd_theorem1)
+{
+    const long n = 50000, b = 128, T = 19531;
+    double nu;
+    dp_err err;
+    ck_assert_int_eq(dp_thm_lssgd_nu(0.2, 1e-5, T, n, b, 1.0, &nu, &err), 0);
+    double q = (double)b / (double)n, sigma = nu * (double)b;
+    double e = eps_of(DP_ACCOUNTANT_LSSGD_THM1, q, sigma, T, 1e-5);
+    ck_assert_double_eq_tol(e, 0.2, 1e-9);
+    double s2;
+    ck_assert_int_eq(dp_accountant_sigma(DP_ACCOUNTANT_LSSGD_THM1, q, T, 1e-5, 0.2, &s2, &err), 0);
+    ck_assert(s2 >= sigma * (1 - 1e-9) && s2 <= sigma * 1.001);
+    ck_assert_int_eq(dp_accountant_epsilon(DP_ACCOUNTANT_LSSGD_THM1, q, 0.01, T, 1e-5, &e, NULL, &err),
+                     DP_EPRIVACY);
+    ck_assert_ptr_nonnull(strstr(err.msg, "5"));
 }
 END_TEST
 
@@ -219,7 +242,7 @@ int main(void)
     Suite *s = suite_create("accountant");
     struct { const char *name; const TTest *test; } cases[] = {
         {"acc-1.1", names}, {"acc-1.2", rdp_matches_rdp_module}, {"acc-1.3", abadi_setting},
-        {"acc-1.4", tightness_order}, {"acc-1.5", wor_full_batch},
+        {"acc-1.4", tightness_order}, {"acc-1.5", wor_full_batch}, {"acc-1.6", lssgd_theorem1},
         {"acc-2.1", sigma_calibration_reference}, {"acc-2.2", sigma_calibration_all},
         {"acc-2.3", steps_calibration}, {"acc-3.1", bad_input}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
