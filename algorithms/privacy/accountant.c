@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "composition.h"
+#include "params.h"
 #include "pld.h"
 #include "rdp.h"
 #include "theorems.h"
@@ -80,17 +81,6 @@ int dp_accountant_parse(const char *name, dp_accountant *out, dp_err *err)
                       known);
 }
 
-static int check_common(double q, double sigma, long steps, double delta, dp_err *err)
-{
-    if (!(q > 0 && q <= 1)) return dp_err_set(err, DP_EINVAL, "q must be in (0, 1], got %g", q);
-    if (!(sigma > 0) || !isfinite(sigma))
-        return dp_err_set(err, DP_EINVAL, "sigma must be finite and > 0, got %g", sigma);
-    if (steps < 1) return dp_err_set(err, DP_EINVAL, "steps must be >= 1, got %ld", steps);
-    if (!(delta > 0 && delta < 1))
-        return dp_err_set(err, DP_EINVAL, "delta must be in (0, 1), got %g", delta);
-    return 0;
-}
-
 /* Orders 2..33 for the moments accountant. */
 static const double *moments_orders(void)
 {
@@ -136,7 +126,7 @@ int dp_accountant_epsilon(dp_accountant a, double q, double sigma, long steps, d
                           double *eps, dp_accounting_detail *detail, dp_err *err)
 {
     dp_accounting_detail d = {0};
-    int rc = check_common(q, sigma, steps, delta, err);
+    int rc = dp_check_schedule(q, sigma, steps, delta, err);
     if (rc) return rc;
     switch (a) {
     case DP_ACCOUNTANT_RDP:

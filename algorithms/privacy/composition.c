@@ -18,6 +18,7 @@
  *   logits, then golden section) costs ~80 per-step calibrations, ~0.5 ms.
  */
 #include "composition.h"
+#include "params.h"
 
 #include <math.h>
 
@@ -121,9 +122,9 @@ int dp_composition_subsample(double eps, double delta, double q, double *eps_out
 {
     int rc;
     if (!(eps >= 0.0)) return dp_err_set(err, DP_EINVAL, "eps = %g must be >= 0", eps);
-    if ((rc = check_delta01(delta, err)) || (rc = check_outs(eps_out, delta_out, err))) return rc;
-    if (!(q > 0.0 && q <= 1.0))
-        return dp_err_set(err, DP_EINVAL, "sampling rate q = %g is outside (0, 1]", q);
+    if ((rc = check_delta01(delta, err)) || (rc = check_outs(eps_out, delta_out, err)) ||
+        (rc = dp_check_rate(q, err)))
+        return rc;
     *eps_out = amplify(eps, q);
     *delta_out = q * delta;
     return 0;
@@ -171,14 +172,8 @@ int dp_composition_schedule_epsilon(int advanced, double q, double sigma, long s
                                     double delta, double *eps, double *eps_step,
                                     double *delta_step, dp_err *err)
 {
-    if (!(q > 0.0 && q <= 1.0))
-        return dp_err_set(err, DP_EINVAL, "sampling rate q = %g is outside (0, 1]", q);
-    if (!(sigma > 0.0 && isfinite(sigma)))
-        return dp_err_set(err, DP_EINVAL, "noise multiplier sigma = %g must be finite and > 0",
-                          sigma);
-    if (steps < 1) return dp_err_set(err, DP_EINVAL, "steps = %ld must be >= 1", steps);
-    if (!(delta > 0.0 && delta < 1.0))
-        return dp_err_set(err, DP_EINVAL, "delta = %g is outside (0, 1)", delta);
+    int rc0 = dp_check_schedule(q, sigma, steps, delta, err);
+    if (rc0) return rc0;
     if (!eps) return dp_err_set(err, DP_EINVAL, "eps output is NULL");
 
     schedule s = {q, sigma, (double)steps, delta, advanced != 0};

@@ -47,6 +47,7 @@
  *   default is coarsened, sized by a probe on a 4096-point grid, so memory stays ~100 MB.
  */
 #include "pld.h"
+#include "params.h"
 
 #include <complex.h> /* before fftw3.h: fftw_complex is then double _Complex */
 #include <fftw3.h>
@@ -570,12 +571,10 @@ fail:
 
 static int check_args(double q, double sigma, long steps, double interval, dp_err *err)
 {
-    if (!(q > 0.0 && q <= 1.0))
-        return dp_err_set(err, DP_EINVAL, "sampling rate q = %g is outside (0, 1]", q);
-    if (!(sigma > 0.0 && isfinite(sigma)))
-        return dp_err_set(err, DP_EINVAL, "noise multiplier sigma = %g must be finite and > 0",
-                          sigma);
-    if (steps < 1) return dp_err_set(err, DP_EINVAL, "steps = %ld must be >= 1", steps);
+    int rc;
+    if ((rc = dp_check_rate(q, err)) || (rc = dp_check_noise(sigma, err)) ||
+        (rc = dp_check_steps(steps, err)))
+        return rc;
     if (isnan(interval) || interval == INFINITY)
         return dp_err_set(err, DP_EINVAL, "PLD interval = %g must be finite", interval);
     return 0;

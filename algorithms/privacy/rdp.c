@@ -51,6 +51,7 @@
  * Agreement with the reference values: see the note above dp_rdp_epsilon.
  */
 #include "rdp.h"
+#include "params.h"
 
 #include <math.h>
 
@@ -201,35 +202,7 @@ static double rdp_one(double q, double sigma, double alpha)
     return r < 0.0 ? 0.0 : r;
 }
 
-// ---- argument checks ------------------------------------------------------------------
-
-static int check_q(double q, dp_err *err)
-{
-    if (!(q > 0.0 && q <= 1.0))
-        return dp_err_set(err, DP_EINVAL, "sampling rate q = %g is outside (0, 1]", q);
-    return 0;
-}
-
-static int check_sigma(double sigma, dp_err *err)
-{
-    if (!(sigma > 0.0 && isfinite(sigma)))
-        return dp_err_set(err, DP_EINVAL,
-                          "noise multiplier sigma = %g must be finite and > 0", sigma);
-    return 0;
-}
-
-static int check_delta(double delta, dp_err *err)
-{
-    if (!(delta > 0.0 && delta < 1.0))
-        return dp_err_set(err, DP_EINVAL, "delta = %g is outside (0, 1)", delta);
-    return 0;
-}
-
-static int check_steps(long steps, dp_err *err)
-{
-    if (steps < 1) return dp_err_set(err, DP_EINVAL, "steps = %ld must be >= 1", steps);
-    return 0;
-}
+// ---- argument checks (params.h holds the shared ones) ---------------------------------
 
 static int check_conv(dp_rdp_conversion conv, dp_err *err)
 {
@@ -260,7 +233,7 @@ int dp_rdp_subsampled_gaussian(double q, double sigma, const double *orders, siz
                                double *rdp, dp_err *err)
 {
     int rc;
-    if ((rc = check_q(q, err)) || (rc = check_sigma(sigma, err)) ||
+    if ((rc = dp_check_rate(q, err)) || (rc = dp_check_noise(sigma, err)) ||
         (rc = check_orders(orders, n, err)))
         return rc;
     if (n > 0 && !rdp) return dp_err_set(err, DP_EINVAL, "rdp output is NULL");
@@ -283,7 +256,7 @@ int dp_rdp_to_epsilon(const double *orders, const double *rdp, size_t n, double 
 {
     int rc;
     if (n == 0) return dp_err_set(err, DP_EINVAL, "no RDP orders given (n = 0)");
-    if ((rc = check_orders(orders, n, err)) || (rc = check_delta(delta, err)) ||
+    if ((rc = check_orders(orders, n, err)) || (rc = dp_check_delta(delta, err)) ||
         (rc = check_conv(conv, err)))
         return rc;
     if (!rdp) return dp_err_set(err, DP_EINVAL, "rdp is NULL");
@@ -323,8 +296,8 @@ int dp_rdp_epsilon(double q, double sigma, long steps, double delta,
                    dp_rdp_conversion conv, double *eps, double *best_order, dp_err *err)
 {
     int rc;
-    if ((rc = check_q(q, err)) || (rc = check_sigma(sigma, err)) ||
-        (rc = check_steps(steps, err)) || (rc = check_delta(delta, err)) ||
+    if ((rc = dp_check_rate(q, err)) || (rc = dp_check_noise(sigma, err)) ||
+        (rc = dp_check_steps(steps, err)) || (rc = dp_check_delta(delta, err)) ||
         (rc = check_conv(conv, err)))
         return rc;
     if (!eps) return dp_err_set(err, DP_EINVAL, "eps output is NULL");
@@ -340,8 +313,8 @@ int dp_rdp_calibrate_sigma(double q, long steps, double delta, double target_eps
                            dp_rdp_conversion conv, double *sigma, dp_err *err)
 {
     int rc;
-    if ((rc = check_q(q, err)) || (rc = check_steps(steps, err)) ||
-        (rc = check_delta(delta, err)) || (rc = check_conv(conv, err)))
+    if ((rc = dp_check_rate(q, err)) || (rc = dp_check_steps(steps, err)) ||
+        (rc = dp_check_delta(delta, err)) || (rc = check_conv(conv, err)))
         return rc;
     if (!(target_eps > 0.0 && isfinite(target_eps)))
         return dp_err_set(err, DP_EINVAL, "target epsilon = %g must be finite and > 0",

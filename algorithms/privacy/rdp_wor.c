@@ -51,6 +51,7 @@
  *   makes the bound +inf and the base-mechanism cap decides. Never NaN.
  */
 #include "rdp.h"
+#include "params.h"
 
 #include <math.h>
 
@@ -113,11 +114,8 @@ static double rdp_wor_one(double q, double sigma, double alpha)
 int dp_rdp_wor_subsampled_gaussian(double q, double sigma, const double *orders, size_t n,
                                    double *rdp, dp_err *err)
 {
-    if (!(q > 0.0 && q <= 1.0))
-        return dp_err_set(err, DP_EINVAL, "sampling rate q = %g is outside (0, 1]", q);
-    if (!(sigma > 0.0 && isfinite(sigma)))
-        return dp_err_set(err, DP_EINVAL,
-                          "noise multiplier sigma = %g must be finite and > 0", sigma);
+    int rc;
+    if ((rc = dp_check_rate(q, err)) || (rc = dp_check_noise(sigma, err))) return rc;
     if (n > 0 && !orders) return dp_err_set(err, DP_EINVAL, "orders is NULL");
     if (n > 0 && !rdp) return dp_err_set(err, DP_EINVAL, "rdp output is NULL");
     for (size_t i = 0; i < n; i++) {
