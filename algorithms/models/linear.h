@@ -6,6 +6,17 @@
  *   - DP_LOSS_LOGISTIC (binary, k = 1): log(1 + exp(-y s)), y = +1 for class 1, -1 for
  *     class 0 (Zhang17, InputPert); computed with log1p/exp of a non-positive argument.
  *   - DP_LOSS_SOFTMAX (multinomial, k = n_classes): log-sum-exp(s) - s_y (DP-LSSGD, DPlis).
+ *   - DP_LOSS_SQUARED (regression, k = 1, real target t): u^2 / 2 with u = s - t.
+ *   - DP_LOSS_HUBER (regression, k = 1, threshold delta > 0), Zhang17 §4 exactly:
+ *       h_delta(u) = u^2 / 2 for |u| <= delta, delta (|u| - delta/2) otherwise, u = s - t.
+ *     So dh/du = clamp(u, -delta, delta): h is delta-Lipschitz and 1-smooth in u (the
+ *     normalized form u^2/(2 delta), |u| - delta/2 is this divided by delta; it is
+ *     1-Lipschitz and 1/delta-smooth). The example's gradient norm is therefore at most
+ *     delta sqrt(||x||^2 + 1): the L of Zhang17's sensitivity bounds, with beta = max
+ *     (||x||^2 + 1).
+ * Classification models are built by dp_linear_init and fed class indices y; regression
+ * models by dp_linear_init_regression and fed real targets t. Each kind's residuals and
+ * evaluate functions accept only its own kind; the per-example kernels serve both.
  * Example i's gradient is r_i [x_i; 1]^T with r_i = dloss_i/ds (k), so its squared norm is
  * ||r_i||^2 (||x_i||^2 + 1) and a sum of per-example gradients each scaled by c_i is one
  * GEMM, R^T diag(c) [X 1]: this is what makes per-example clipping cost about the same as
@@ -21,29 +32,54 @@
 
 #include "../base/err.h"
 
-typedef enum { DP_LOSS_LOGISTIC = 1, DP_LOSS_SOFTMAX = 2 } dp_loss_kind;
+typedef enum {
+    DP_LOSS_LOGISTIC = 1, /* classification */
+    DP_LOSS_SOFTMAX = 2,  /* classification */
+    DP_LOSS_SQUARED = 3,  /* regression */
+    DP_LOSS_HUBER = 4     /* regression */
+} dp_loss_kind;
 
 typedef struct dp_linear {
     dp_loss_kind loss;
     size_t d;          /* input features */
-    int n_classes;     /* >= 2 */
-    int k;             /* output rows: 1 (logistic) or n_classes (softmax) */
+    int n_classes;     /* >= 2 for classification, 0 for regression */
+    int k;             /* output rows: n_classes (softmax), else 1 */
     double l2;         /* mu >= 0 */
+    double huber_delta; /* Huber threshold delta > 0 (DP_LOSS_HUBER), else 0 */
     size_t n_params;   /* k * (d + 1) */
     double *w;         /* (k, d+1), owned */
 } dp_linear;
 
-/* Allocate a zero-initialized model. Logistic needs n_classes == 2. Fails with
- * DP_EINVAL (message names the problem) or DP_ENOMEM; m is then zeroed. */
+/* Allocate a zero-initialized classification model (logistic or softmax). Logistic needs
+ * n_classes == 2; a regression loss is refused (use dp_linear_init_regression). Fails
+ * with DP_EINVAL (message names the parameter) or DP_ENOMEM; m is then zeroed. */
 int dp_linear_init(dp_linear *m, dp_loss_kind loss, size_t d, int n_classes, double l2,
                    dp_err *err);
+
+/* Allocate a zero-initialized regression model (squared or Huber; k = 1, n_classes = 0).
+ * huber_delta must be finite and > 0 for DP_LOSS_HUBER; it is ignored (stored as 0) for
+ * DP_LOSS_SQUARED. A classification loss is refused (use dp_linear_init). Fails with
+ * DP_EINVAL (message names model.type, model.huber_delta or model.l2) or DP_ENOMEM; m is
+ * then zeroed. */
+int dp_linear_init_regression(dp_linear *m, dp_loss_kind loss, size_t d, double huber_delta,
+                              double l2, dp_err *err);
+
+/* Free the parameters and zero m. Safe on NULL and on a zeroed or destroyed model. */
 void dp_linear_destroy(dp_linear *m);
 
-/* Forward + loss derivative for a batch.
+/* Forward + loss derivative for a batch of a classification model.
  * x is (B, d) rows of features, y (B) class indices, R (B, k) receives dloss_i/ds.
  * Returns the SUM over the batch of the data loss (no l2 term). Cannot fail. */
 double dp_linear_residuals(const dp_linear *m, const double *x, const int *y, size_t B,
                            double *R);
+
+/* The same for a regression model: x is (B, d), t (B) real targets, R (B, 1) receives
+ * dloss_i/ds (u_i for squared, clamp(u_i, -delta, delta) for Huber, u_i = s_i - t_i).
+ * Returns the SUM over the batch of the data loss (no l2 term); it overflows to inf only
+ * when the exact sum exceeds DBL_MAX, and a NaN score or target gives a NaN loss and a NaN
+ * residual. Cannot fail. */
+double dp_linear_residuals_reg(const dp_linear *m, const double *x, const double *t,
+                               size_t B, double *R);
 
 /* sqnorm (B) = ||grad of example i||^2 = ||R_i||^2 (||x_i||^2 + 1). */
 void dp_linear_pex_sqnorms(double *sqnorm, const double *x, const double *R, size_t B,
@@ -54,9 +90,18 @@ void dp_linear_pex_sqnorms(double *sqnorm, const double *x, const double *R, siz
 void dp_linear_grad_accumulate(double *g, const double *x, const double *R,
                                const double *scale, size_t B, size_t d, int k, double *ws);
 
-/* Mean data loss (no l2) and accuracy over a whole dataset x (n,d), y (n), in blocks.
- * Either output pointer may be NULL. Returns 0, or DP_ENOMEM. */
+/* Mean data loss (no l2) and accuracy over a whole dataset x (n,d), y (n), in blocks, for
+ * a classification model. Either output pointer may be NULL; n == 0 gives NaN for both.
+ * Returns 0, DP_EINVAL for a regression model (outputs untouched), or DP_ENOMEM. */
 int dp_linear_evaluate(const dp_linear *m, const double *x, const int *y, size_t n,
                        double *mean_loss, double *accuracy);
+
+/* Mean data loss (no l2) and root-mean-square residual sqrt(mean (s_i - t_i)^2) over a
+ * whole dataset x (n,d), t (n), in blocks, for a regression model. Either output pointer
+ * may be NULL; n == 0 gives NaN for both. Both are accumulated with scaling, so they are
+ * finite whenever the exact result is (residuals of 1e-200 or 1e200 are fine). Does not
+ * allocate. Returns 0, or DP_EINVAL for a classification model (outputs untouched). */
+int dp_linear_evaluate_reg(const dp_linear *m, const double *x, const double *t, size_t n,
+                           double *mean_loss, double *rmse);
 
 #endif
