@@ -1,0 +1,161 @@
+/* layers.h: the numeric kernels of the deep models (dense, conv2d, max-pool, elementwise
+ * activations, softmax cross-entropy), llm.c style.
+ *
+ * Each layer is a pair of free functions X_forward(out, ..., inp, weights, sizes) and
+ * X_backward(dinp, dweight, ..., dout, inp, ...): outputs first, shapes in the comment,
+ * no hidden state, no allocation (workspaces come from the caller, sized by the *_ws
+ * helpers), no failure. Backward passes ACCUMULATE into dinp/dw/db (+=) except the
+ * elementwise activations, which work in place and overwrite (see below).
+ * Any gradient output may be NULL to skip it (e.g. dinp of the first layer).
+ *
+ * Layout: batched tensors are row-major (B, ...). Spatial tensors are (B, H, W, C): HWC
+ * per example (TensorFlow's NHWC), so a convolution is one GEMM over all output pixels
+ * of a block of examples, and the per-example slice of its output error is a contiguous
+ * block of rows. Conv weights are (OC, KH, KW, C), i.e. (OC, K) with K = KH*KW*C.
+ *
+ * Double precision everywhere: this first version of the deep layer favours exact
+ * gradient tests (per-example norms to 1e-10); float kernels are a later speed step.
+ */
+#ifndef DPERM_LAYERS_H
+#define DPERM_LAYERS_H
+
+#include <stddef.h>
+
+// ---- dense ------------------------------------------------------------------------------
+
+/* out (B,O) = inp (B,I) W^T + b;  W is (O,I), b (O). */
+void dp_dense_forward(double *out, const double *inp, const double *w, const double *b,
+                      size_t B, size_t I, size_t O);
+
+/* dinp (B,I) += dout W;  dw (O,I) += dout^T inp;  db (O) += sum_i dout_i.
+ * dout is (B,O). Any of dinp, dw, db may be NULL. */
+void dp_dense_backward(double *dinp, double *dw, double *db, const double *dout,
+                       const double *inp, const double *w, size_t B, size_t I, size_t O);
+
+/* sqnorm (B) += ||dout_i||^2 (||inp_i||^2 + 1): the squared norm of example i's gradient
+ * dout_i [inp_i; 1]^T (weights and bias) without forming it. */
+void dp_dense_pex_sqnorm(double *sqnorm, const double *dout, const double *inp, size_t B,
+                         size_t I, size_t O);
+
+// ---- conv2d -----------------------------------------------------------------------------
+
+/* Geometry of one 2-D convolution: input (H, W, C), output (OH, OW, OC). The padding is
+ * given by its top/left amounts; the bottom/right padding is whatever OH/OW imply
+ * (zeros read outside the input), which covers TensorFlow's asymmetric "same". */
+typedef struct dp_conv_shape {
+    int c, h, w;            /* input channels, height, width */
+    int oc, kh, kw;         /* output channels, kernel height, width */
+    int stride;             /* same in both directions */
+    int pad_t, pad_l;       /* zero padding before the first row / column */
+    int oh, ow;             /* output height, width */
+} dp_conv_shape;
+
+/* Fill s->oh, s->ow, s->pad_t, s->pad_l for "same" (pad < 0: TensorFlow's rule, out =
+ * ceil(in / stride), total padding max((out-1) stride + k - in, 0), the smaller half
+ * before) or explicit symmetric zero padding pad >= 0 (0 = "valid"). Returns 0, or -1
+ * when the kernel does not fit (an output dimension would be < 1). */
+int dp_conv_shape_init(dp_conv_shape *s, int c, int h, int w, int oc, int kh, int kw,
+                       int stride, int pad);
+
+/* Rows of the im2col workspace per example (OH*OW) and its width (K = KH*KW*C); a
+ * workspace for `block` examples holds block * P * K doubles. */
+size_t dp_conv_patches(const dp_conv_shape *s);
+size_t dp_conv_k(const dp_conv_shape *s);
+
+/* out (B,OH,OW,OC) = conv(inp (B,H,W,C), w (OC,K)) + b (OC).
+ * cols is workspace of block * P * K doubles; examples go through in blocks of `block`
+ * (>= 1), each block one im2col and one GEMM. */
+void dp_conv2d_forward(double *out, double *cols, const double *inp, const double *w,
+                       const double *b, size_t B, size_t block, const dp_conv_shape *s);
+
+/* dinp (B,H,W,C) += conv^T(dout); dw (OC,K) += sum over pixels dout^T patches;
+ * db (OC) += sum over pixels of dout. dout is (B,OH,OW,OC). Any output may be NULL.
+ * cols: workspace as in forward. */
+void dp_conv2d_backward(double *dinp, double *dw, double *db, double *cols,
+                        const double *dout, const double *inp, const double *w, size_t B,
+                        size_t block, const dp_conv_shape *s);
+
+/* Per-example squared gradient norms of a convolution (weights and bias):
+ *   sqnorm (B) += ||G_i||_F^2 + ||sum_p dout_i[p]||^2,   G_i = dout_i^T U_i (OC,K),
+ * where U_i (P,K) are example i's patches. Two exact methods:
+ *   DP_CONV_PEX_DIRECT: form G_i with one GEMM per example (2 OC K P flops);
+ *   DP_CONV_PEX_GRAM:   ||G_i||^2 = <dout_i dout_i^T, U_i U_i^T> (the "ghost norm",
+ *                       2 P^2 (OC + K) flops): cheaper when P (OC + K) < OC K.
+ * gbuf is workspace of dp_conv_pex_ws(s, method) doubles; cols as in forward.
+ * DP_CONV_PEX_STORED is DIRECT with the G_i kept (dp_conv2d_pex_grads), a model-level
+ * choice: see model.h. */
+enum { DP_CONV_PEX_DIRECT = 1, DP_CONV_PEX_GRAM = 2, DP_CONV_PEX_STORED = 3 };
+size_t dp_conv_pex_ws(const dp_conv_shape *s, int method);
+/* The cheaper of DIRECT and GRAM by flop count (ties -> DIRECT). */
+int dp_conv_pex_choose(const dp_conv_shape *s);
+void dp_conv2d_pex_sqnorm(double *sqnorm, double *cols, double *gbuf, const double *dout,
+                          const double *inp, size_t B, size_t block, const dp_conv_shape *s,
+                          int method);
+
+/* Per-example gradients: g (B, OC*K + OC), row i = [G_i (OC,K) row-major, bias_i (OC)],
+ * the layout of [w; b] in a parameter buffer, so a weighted sum over the rows is one
+ * GEMV onto the gradient. One GEMM per example, as DIRECT. */
+void dp_conv2d_pex_grads(double *g, double *cols, const double *dout, const double *inp,
+                         size_t B, size_t block, const dp_conv_shape *s);
+
+/* Reference: the textbook 7-loop convolution, no workspace. Kept beside the im2col
+ * version and tested against it (house rule 4). */
+void dp_conv2d_forward_naive(double *out, const double *inp, const double *w,
+                             const double *b, size_t B, const dp_conv_shape *s);
+
+// ---- max-pool ---------------------------------------------------------------------------
+
+/* Max-pool with a k x k window, stride `stride`, no padding ("valid"). */
+typedef struct dp_pool_shape {
+    int c, h, w;   /* input */
+    int k, stride;
+    int oh, ow;    /* output: (in - k) / stride + 1 */
+} dp_pool_shape;
+
+/* Fill oh, ow. Returns 0, or -1 when the window does not fit. */
+int dp_pool_shape_init(dp_pool_shape *s, int c, int h, int w, int k, int stride);
+
+/* out (B,OH,OW,C) = window maxima of inp (B,H,W,C); argmax (B,OH,OW,C) receives the
+ * index within the example's input (h*W + w)*C + c of each maximum (first on ties). */
+void dp_maxpool_forward(double *out, int *argmax, const double *inp, size_t B,
+                        const dp_pool_shape *s);
+
+/* dinp (B,H,W,C) += dout routed to the argmax positions. */
+void dp_maxpool_backward(double *dinp, const double *dout, const int *argmax, size_t B,
+                         const dp_pool_shape *s);
+
+// ---- elementwise activations ------------------------------------------------------------
+
+typedef enum {
+    DP_ACT_RELU = 1,
+    DP_ACT_TANH = 2,
+    DP_ACT_TSIGMOID = 3 /* tempered sigmoid s * sigmoid(T x) - o (Papernot et al. 2020) */
+} dp_act_kind;
+
+typedef struct dp_act {
+    dp_act_kind kind;
+    double s, t, o; /* tempered sigmoid only: scale, inverse temperature, offset */
+} dp_act;
+
+/* out (n) = f(inp); out may equal inp (in place). */
+void dp_act_forward(double *out, const double *inp, size_t n, const dp_act *a);
+
+/* dinp (n) = dout * f'(x), with f' computed from the forward OUTPUT out = f(x), so the
+ * forward may have overwritten its input. dinp may equal dout. Overwrites (the one
+ * exception to "backward accumulates": elementwise layers run in place). */
+void dp_act_backward(double *dinp, const double *dout, const double *out, size_t n,
+                     const dp_act *a);
+
+// ---- softmax cross-entropy ---------------------------------------------------------------
+
+/* loss (B) = log-sum-exp(logits_i) - logits_i[y_i] for logits (B,K); loss may be NULL.
+ * Returns the sum over the batch. Stable: the row maximum is subtracted first. */
+double dp_softmax_ce_forward(double *loss, const double *logits, const int *y, size_t B,
+                             int K);
+
+/* dlogits (B,K) += softmax(logits_i) - onehot(y_i): the gradient of each example's
+ * (unaveraged) loss. */
+void dp_softmax_ce_backward(double *dlogits, const double *logits, const int *y, size_t B,
+                            int K);
+
+#endif

@@ -1,0 +1,168 @@
+/* model.h: multi-layer models (MLPs, CNNs) built from a layer list or by name, with the
+ * batched loss gradient and the per-example clipped gradient sum of DP-SGD.
+ *
+ * A model is built once (FFTW's plan idea): shapes are checked against the data, the
+ * parameters get one flat buffer (params, n_params) initialized from the seed, and every
+ * workspace a step needs is allocated for at most max_batch examples. A step then never
+ * allocates, cannot fail, and batches larger than max_batch are simply done in chunks
+ * (so full-batch DP-GD over 60,000 examples can use a model built for 256: the
+ * workspaces grow with max_batch, the results do not depend on it beyond rounding).
+ *
+ * Parameter layout: for each dense/conv layer in order, its weights then its bias, at
+ * layers[l].w_off / b_off. Any gradient buffer the caller passes (n_params doubles) uses
+ * the same layout, so clip/noise/update are single loops over the buffer.
+ *   dense: W (units, in) row-major, b (units);   out = in W^T + b
+ *   conv:  W (OC, KH, KW, C), b (OC), images in HWC order (TensorFlow's NHWC)
+ * Inputs x are (B, C*H*W) row-major with CHW per example (the datasets' layout); a model
+ * that starts with convolutions or pools transposes them to HWC internally. A model
+ * whose first layer is dense/flatten reads x as is (its weights see CHW order).
+ *
+ * Loss: softmax cross-entropy (log-sum-exp) on the final n_classes outputs.
+ * Double precision: this first version is exact enough for 1e-10 gradient tests; float
+ * is the planned speed step (DESIGN.md, house rule 11).
+ * A model is not thread-safe: its workspaces are shared by all calls.
+ */
+#ifndef DPERM_MODEL_H
+#define DPERM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/err.h"
+#include "layers.h"
+
+typedef enum {
+    DP_LAYER_DENSE = 1,   /* units outputs */
+    DP_LAYER_CONV = 2,    /* units output channels, kernel x kernel, stride, padding */
+    DP_LAYER_MAXPOOL = 3, /* kernel x kernel window, stride, no padding */
+    DP_LAYER_ACT = 4,     /* act, elementwise */
+    DP_LAYER_FLATTEN = 5  /* (H,W,C) -> (H*W*C); free: the memory layout is already flat */
+} dp_layer_kind;
+
+/* padding value of a conv layer meaning TensorFlow's "same"; >= 0 is explicit symmetric
+ * zero padding, 0 being "valid". */
+#define DP_PAD_SAME (-1)
+
+typedef struct dp_layer_spec {
+    dp_layer_kind kind;
+    int units;   /* dense: outputs; conv: output channels */
+    int kernel;  /* conv, maxpool: square window side */
+    int stride;  /* conv, maxpool: >= 1 */
+    int padding; /* conv: DP_PAD_SAME or >= 0 */
+    dp_act act;  /* act layers: kind (and s, t, o for the tempered sigmoid) */
+} dp_layer_spec;
+
+/* One built layer. Shapes are per example; buffers index the model's workspaces. */
+typedef struct dp_layer {
+    dp_layer_spec spec;
+    int in_c, in_h, in_w, out_c, out_h, out_w; /* flat tensors are (n, 1, 1) */
+    size_t in_size, out_size;
+    size_t w_off, n_w, b_off, n_b; /* parameter ranges (n_w = n_b = 0 if none) */
+    double *w, *b;                 /* into params, NULL if none */
+    int in_buf, out_buf;           /* activation buffers (0 = the model input) */
+    dp_conv_shape conv;
+    size_t conv_block;             /* examples per im2col block */
+    int pex_method;                /* DP_CONV_PEX_STORED, _DIRECT or _GRAM (see build) */
+    double *pex_g;                 /* conv: (max_batch, n_w + n_b) per-example gradients
+                                    * when they fit the budget, else NULL */
+    dp_pool_shape pool;
+    int *argmax;                   /* maxpool: (max_batch, out_size) */
+} dp_layer;
+
+typedef struct dp_model {
+    char name[32];                 /* registry name, or "custom" */
+    int in_c, in_h, in_w, n_classes;
+    size_t in_size;
+    size_t n_layers;
+    dp_layer *layers;
+    size_t n_params;
+    double *params;                /* the flat parameter buffer, owned */
+    size_t max_batch;
+
+    /* Workspaces: internal to model.c / pexgrad.c. */
+    int input_mode;                /* 0: read x in place, 1: copy, 2: CHW -> HWC */
+    const double *x;               /* the current chunk's input (buffer 0) */
+    size_t n_bufs;
+    double **act, **dact;          /* (n_bufs): activation and error buffers */
+    size_t *buf_size;              /* per-example size of each buffer */
+    double *cols, *gbuf, *sq;      /* im2col, per-example conv work, (max_batch) norms */
+    double *mem;                   /* one allocation behind all double workspaces */
+    int *imem;                     /* behind the maxpool argmax buffers */
+} dp_model;
+
+/* Build a model from a layer list for data of shape (in_c, in_h, in_w) and n_classes.
+ * Weights are drawn from stream DP_STREAM_INIT of seed: Glorot uniform
+ * (limit sqrt(6/(fan_in+fan_out))) for a layer followed by tanh, a tempered sigmoid or
+ * nothing, He uniform (limit sqrt(6/fan_in), the variance 2/fan_in of He et al. 2015) for
+ * a layer followed by ReLU; conv fans are C*k*k and OC*k*k (Keras); biases are 0.
+ * Fails with DP_EINVAL when a layer is malformed or does not fit its input (message
+ * names the layer, its input shape and the data shape) or when the model's output is not
+ * n_classes values; DP_ENOMEM when out of memory. On failure m is zeroed and owns
+ * nothing; on success release it with dp_model_destroy. */
+int dp_model_build(dp_model *m, const dp_layer_spec *layers, size_t n, int in_c, int in_h,
+                   int in_w, int n_classes, size_t max_batch, uint64_t seed, dp_err *err);
+
+/* Build a registered model (see dp_model_list):
+ *   "mlp"            flatten, (dense h, act) for each hidden size, dense n_classes.
+ *                    hidden NULL means DPlis §5.1's sizes: 512,128 for 784 inputs,
+ *                    1536,128 for 3072 inputs (other sizes: DP_EINVAL); a non-NULL
+ *                    hidden with n_hidden 0 means no hidden layer.
+ *   "mlp_inputpert"  one hidden layer as wide as the input (InputPert §6).
+ *   "cnn_mnist"      TF Privacy mnist_dpsgd_tutorial (DP-LSSGD §4.2, DPlis §5.1):
+ *                    conv 16 8x8 s2 same, act, maxpool 2 s1, conv 32 4x4 s2 valid, act,
+ *                    maxpool 2 s1, flatten, dense 32, act, dense n_classes.
+ *   "cnn_cifar"      the TF Privacy family CIFAR-10 net (Papernot et al. 2020, trained
+ *                    by DPlis Table 11): (conv 32 3x3 same, act) x2, maxpool 2 s2,
+ *                    (conv 64 3x3 same, act) x2, maxpool 2 s2, (conv 128 3x3 same,
+ *                    act) x2, maxpool 2 s2, flatten, dense 128, act, dense n_classes.
+ * activation: "relu" (NULL: the default), "tanh", "tempered_sigmoid" (s=2, T=2, o=1,
+ * Papernot's default; equal to tanh), "sigmoid". hidden must be NULL for the others.
+ * Fails like dp_model_build, and with DP_EINVAL for an unknown name or activation. */
+int dp_model_build_named(dp_model *m, const char *name, const int *hidden, size_t n_hidden,
+                         const char *activation, int in_c, int in_h, int in_w,
+                         int n_classes, size_t max_batch, uint64_t seed, dp_err *err);
+
+/* Free everything the model owns and zero it. NULL and zeroed models are fine. */
+void dp_model_destroy(dp_model *m);
+
+/* 0 if the model was built for data of this shape and class count; otherwise DP_EINVAL
+ * with a message naming both shapes. */
+int dp_model_fits(const dp_model *m, int in_c, int in_h, int in_w, int n_classes,
+                  dp_err *err);
+
+/* grad_sum (n_params) += sum over the batch of the per-example loss gradients;
+ * returns the SUM of the per-example losses. x is (B, in_size), y (B) class indices in
+ * [0, n_classes). Any B (chunks of max_batch). Cannot fail. */
+double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
+                          double *grad_sum);
+
+/* The DP-SGD gradient (Abadi et al. 2016, Alg. 1; DP-LSSGD §4):
+ *   clipped_sum (n_params) += sum_i g_i / max(1, ||g_i|| / clip),
+ * g_i the gradient of example i's loss; sqnorms (B, may be NULL) receives ||g_i||^2.
+ * Dense layers never form g_i (||g_i||^2 from ||delta_i||^2 (||a_i||^2 + 1)); their part
+ * of the sum is the backward GEMM on errors rescaled by the clip factors. Conv layers
+ * use their pex_method: STORED keeps each example's conv gradient (one GEMM each, the
+ * flops of the batch dW) and sums them with one GEMV; DIRECT/GRAM compute only norms and
+ * then redo the batch dW GEMM on rescaled errors. dp_model_build picks STORED while the
+ * stored gradients fit 64 MB, else the cheaper of DIRECT and GRAM by flops.
+ * clip > 0, INFINITY allowed (then this equals dp_model_loss_grad). Returns the sum of the
+ * per-example losses. Cannot fail. */
+double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t B,
+                             double clip, double *clipped_sum, double *sqnorms);
+
+/* Mean loss and accuracy (fraction of argmax == label, ties to the lower class) over n
+ * examples; either output may be NULL; n = 0 gives NaN. Returns 0, or DP_EINVAL when a
+ * label is outside [0, n_classes) (outputs untouched). */
+int dp_model_evaluate(dp_model *m, const double *x, const int *y, size_t n,
+                      double *mean_loss, double *accuracy);
+
+/* The model registry (house rule 18): name, one-line description, source. */
+typedef struct dp_model_info {
+    const char *name;
+    const char *description;
+    const char *source;
+} dp_model_info;
+
+const dp_model_info *dp_model_list(size_t *n);
+
+#endif

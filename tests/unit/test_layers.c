@@ -1,0 +1,445 @@
+/* test_layers.c: the kernels of algorithms/models/layers.h against naive references.
+ *
+ * References: central finite differences of the scalar L = <R, forward(.)> for a random
+ * R, so the backward pass is fed dout = R (h = 1e-6 on O(1) values: truncation ~1e-12,
+ * rounding ~1e-10, so a relative error <= 1e-6 over the whole gradient has ample room and
+ * still catches any wrong term); the textbook 7-loop convolution for the im2col forward
+ * (<= 1e-12); explicit per-example gradients (one-example backward calls) for the
+ * per-example norms (<= 1e-10).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../algorithms/base/rng.h"
+#include "../../algorithms/models/layers.h"
+
+#define FD_H 1e-6
+#define FD_TOL 1e-6
+
+static double rel_err(const double *a, const double *b, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+static double *gauss(dp_rng *r, size_t n, double scale)
+{
+    double *x = malloc(n * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (size_t i = 0; i < n; i++) x[i] = scale * dp_rng_gaussian(r);
+    return x;
+}
+
+static double *zeros(size_t n)
+{
+    double *x = calloc(n ? n : 1, sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    return x;
+}
+
+// ---- a generic finite-difference harness ------------------------------------------------------
+
+/* A layer as a function of one of its arrays: fills out from the current state. */
+typedef void (*fwd_fn)(void *ctx, double *out);
+
+/* Central FD of L = <R, f> with respect to every entry of v (n). */
+static void fd_grad(double *g, fwd_fn f, void *ctx, double *v, size_t n, const double *R,
+                    double *out, size_t n_out)
+{
+    for (size_t j = 0; j < n; j++) {
+        double keep = v[j], lp = 0.0, lm = 0.0;
+        v[j] = keep + FD_H;
+        f(ctx, out);
+        for (size_t k = 0; k < n_out; k++) lp += R[k] * out[k];
+        v[j] = keep - FD_H;
+        f(ctx, out);
+        for (size_t k = 0; k < n_out; k++) lm += R[k] * out[k];
+        v[j] = keep;
+        g[j] = (lp - lm) / (2 * FD_H);
+    }
+}
+
+// ---- layers-1: dense ----------------------------------------------------------------------------
+
+typedef struct {
+    double *x, *w, *b;
+    size_t B, I, O;
+} dense_ctx;
+
+static void dense_fwd(void *p, double *out)
+{
+    dense_ctx *c = p;
+    dp_dense_forward(out, c->x, c->w, c->b, c->B, c->I, c->O);
+}
+
+START_TEST(test_dense_fd)
+{
+    enum { B = 4, I = 7, O = 5 };
+    dp_rng r;
+    dp_rng_init(&r, 11, DP_STREAM_TEST);
+    dense_ctx c = {gauss(&r, B * I, 1), gauss(&r, O * I, 0.5), gauss(&r, O, 0.5), B, I, O};
+    double *R = gauss(&r, B * O, 1), *out = zeros(B * O);
+    double *dx = zeros(B * I), *dw = zeros(O * I), *db = zeros(O);
+    double *fx = zeros(B * I), *fw = zeros(O * I), *fb = zeros(O);
+    dp_dense_backward(dx, dw, db, R, c.x, c.w, B, I, O);
+    fd_grad(fx, dense_fwd, &c, c.x, B * I, R, out, B * O);
+    fd_grad(fw, dense_fwd, &c, c.w, O * I, R, out, B * O);
+    fd_grad(fb, dense_fwd, &c, c.b, O, R, out, B * O);
+    ck_assert_double_le(rel_err(dx, fx, B * I), FD_TOL);
+    ck_assert_double_le(rel_err(dw, fw, O * I), FD_TOL);
+    ck_assert_double_le(rel_err(db, fb, O), FD_TOL);
+
+    /* backward accumulates: a second call doubles every output */
+    double *dw2 = zeros(O * I);
+    memcpy(dw2, dw, O * I * sizeof *dw);
+    dp_dense_backward(NULL, dw2, NULL, R, c.x, c.w, B, I, O);
+    for (size_t j = 0; j < O * I; j++) ck_assert_double_eq_tol(dw2[j], 2 * dw[j], 1e-14);
+
+    /* per-example norms: one-example backward calls give each gradient explicitly */
+    double sq[B] = {0};
+    dp_dense_pex_sqnorm(sq, R, c.x, B, I, O);
+    for (size_t i = 0; i < B; i++) {
+        double *gw = zeros(O * I), *gb = zeros(O);
+        dp_dense_backward(NULL, gw, gb, R + i * O, c.x + i * I, c.w, 1, I, O);
+        double ref = 0.0;
+        for (size_t j = 0; j < O * I; j++) ref += gw[j] * gw[j];
+        for (size_t j = 0; j < O; j++) ref += gb[j] * gb[j];
+        ck_assert_double_le(fabs(sq[i] - ref), 1e-10 * ref);
+        free(gw);
+        free(gb);
+    }
+    free(c.x), free(c.w), free(c.b), free(R), free(out), free(dx), free(dw), free(db);
+    free(fx), free(fw), free(fb), free(dw2);
+}
+END_TEST
+
+// ---- layers-2: conv2d ---------------------------------------------------------------------------
+
+START_TEST(test_conv_shapes)
+{
+    dp_conv_shape s;
+    /* TF Privacy MNIST: 28x28, 8x8 stride 2 same -> 14x14, total padding 6 -> 3 before */
+    ck_assert_int_eq(dp_conv_shape_init(&s, 1, 28, 28, 16, 8, 8, 2, -1), 0);
+    ck_assert_int_eq(s.oh, 14);
+    ck_assert_int_eq(s.ow, 14);
+    ck_assert_int_eq(s.pad_t, 3);
+    /* 13x13, 4x4 stride 2 valid -> 5x5 (floor) */
+    ck_assert_int_eq(dp_conv_shape_init(&s, 16, 13, 13, 32, 4, 4, 2, 0), 0);
+    ck_assert_int_eq(s.oh, 5);
+    ck_assert_int_eq(s.pad_l, 0);
+    /* odd total padding goes after: 7 wide, 4 kernel, stride 1 same -> pad 1 before */
+    ck_assert_int_eq(dp_conv_shape_init(&s, 2, 5, 7, 3, 4, 4, 1, -1), 0);
+    ck_assert_int_eq(s.ow, 7);
+    ck_assert_int_eq(s.pad_l, 1);
+    ck_assert_int_eq(dp_conv_shape_init(&s, 1, 3, 3, 1, 4, 4, 1, 0), -1);
+    ck_assert_int_eq(dp_conv_shape_init(&s, 1, 3, 3, 1, 4, 4, 1, 1), 0);
+    ck_assert_int_eq(s.oh, 2);
+    ck_assert_int_eq(dp_conv_shape_init(&s, 1, 3, 3, 1, 3, 3, 0, 0), -1);
+}
+END_TEST
+
+typedef struct {
+    double *x, *w, *b, *cols;
+    size_t B, block;
+    dp_conv_shape s;
+} conv_ctx;
+
+static void conv_fwd(void *p, double *out)
+{
+    conv_ctx *c = p;
+    dp_conv2d_forward(out, c->cols, c->x, c->w, c->b, c->B, c->block, &c->s);
+}
+
+/* Geometries: (C,H,W, OC, k, stride, pad) covering same/valid/explicit, strides 1-3,
+ * kernels wider than the stride and narrower, and a kernel as large as the input. */
+static const int geoms[][7] = {
+    {3, 9, 7, 4, 4, 2, -1}, {2, 6, 6, 3, 3, 1, -1}, {2, 9, 8, 3, 4, 2, 0},
+    {1, 7, 7, 2, 3, 3, 1},  {2, 5, 5, 2, 5, 1, 0},  {3, 8, 8, 2, 2, 3, -1},
+};
+
+static void conv_setup(conv_ctx *c, dp_rng *r, const int *g, size_t B, size_t block)
+{
+    ck_assert_int_eq(dp_conv_shape_init(&c->s, g[0], g[1], g[2], g[3], g[4], g[4], g[5], g[6]),
+                     0);
+    c->B = B, c->block = block;
+    c->x = gauss(r, B * g[0] * g[1] * g[2], 1);
+    c->w = gauss(r, (size_t)g[3] * dp_conv_k(&c->s), 0.5);
+    c->b = gauss(r, (size_t)g[3], 0.5);
+    c->cols = zeros(block * dp_conv_patches(&c->s) * dp_conv_k(&c->s));
+}
+
+static void conv_free(conv_ctx *c) { free(c->x), free(c->w), free(c->b), free(c->cols); }
+
+START_TEST(test_conv_naive)
+{
+    dp_rng r;
+    dp_rng_init(&r, 21, DP_STREAM_TEST);
+    for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++)
+        for (size_t block = 1; block <= 5; block += 2) {
+            conv_ctx c;
+            conv_setup(&c, &r, geoms[gi], 5, block);
+            size_t n_out = 5 * dp_conv_patches(&c.s) * (size_t)c.s.oc;
+            double *o1 = zeros(n_out), *o2 = zeros(n_out);
+            conv_fwd(&c, o1);
+            dp_conv2d_forward_naive(o2, c.x, c.w, c.b, 5, &c.s);
+            ck_assert_double_le(rel_err(o1, o2, n_out), 1e-12);
+            free(o1), free(o2);
+            conv_free(&c);
+        }
+}
+END_TEST
+
+START_TEST(test_conv_fd)
+{
+    dp_rng r;
+    dp_rng_init(&r, 22, DP_STREAM_TEST);
+    for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++) {
+        enum { B = 3 };
+        conv_ctx c;
+        conv_setup(&c, &r, geoms[gi], B, 2); /* two blocks: 2 + 1 examples */
+        size_t nx = B * (size_t)c.s.c * c.s.h * c.s.w, nw = (size_t)c.s.oc * dp_conv_k(&c.s);
+        size_t no = B * dp_conv_patches(&c.s) * (size_t)c.s.oc, nb = (size_t)c.s.oc;
+        double *R = gauss(&r, no, 1), *out = zeros(no);
+        double *dx = zeros(nx), *dw = zeros(nw), *db = zeros(nb);
+        double *fx = zeros(nx), *fw = zeros(nw), *fb = zeros(nb);
+        dp_conv2d_backward(dx, dw, db, c.cols, R, c.x, c.w, B, c.block, &c.s);
+        fd_grad(fx, conv_fwd, &c, c.x, nx, R, out, no);
+        fd_grad(fw, conv_fwd, &c, c.w, nw, R, out, no);
+        fd_grad(fb, conv_fwd, &c, c.b, nb, R, out, no);
+        ck_assert_double_le(rel_err(dx, fx, nx), FD_TOL);
+        ck_assert_double_le(rel_err(dw, fw, nw), FD_TOL);
+        ck_assert_double_le(rel_err(db, fb, nb), FD_TOL);
+        free(R), free(out), free(dx), free(dw), free(db), free(fx), free(fw), free(fb);
+        conv_free(&c);
+    }
+}
+END_TEST
+
+/* Both per-example methods against one-example backward calls. */
+START_TEST(test_conv_pex)
+{
+    dp_rng r;
+    dp_rng_init(&r, 23, DP_STREAM_TEST);
+    for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++) {
+        enum { B = 5 };
+        conv_ctx c;
+        conv_setup(&c, &r, geoms[gi], B, 2);
+        size_t P = dp_conv_patches(&c.s), K = dp_conv_k(&c.s), OC = (size_t)c.s.oc;
+        size_t in_sz = (size_t)c.s.c * c.s.h * c.s.w;
+        double *R = gauss(&r, B * P * OC, 1), ref[B];
+        for (size_t i = 0; i < B; i++) {
+            double *gw = zeros(OC * K), *gb = zeros(OC);
+            dp_conv2d_backward(NULL, gw, gb, c.cols, R + i * P * OC, c.x + i * in_sz, c.w, 1,
+                               1, &c.s);
+            ref[i] = 0.0;
+            for (size_t j = 0; j < OC * K; j++) ref[i] += gw[j] * gw[j];
+            for (size_t j = 0; j < OC; j++) ref[i] += gb[j] * gb[j];
+            free(gw), free(gb);
+        }
+        for (int method = DP_CONV_PEX_DIRECT; method <= DP_CONV_PEX_GRAM; method++) {
+            double sq[B] = {0};
+            double *gbuf = zeros(dp_conv_pex_ws(&c.s, method));
+            dp_conv2d_pex_sqnorm(sq, c.cols, gbuf, R, c.x, B, c.block, &c.s, method);
+            for (size_t i = 0; i < B; i++) ck_assert_double_le(fabs(sq[i] - ref[i]), 1e-10 * ref[i]);
+            free(gbuf);
+        }
+        free(R);
+        conv_free(&c);
+    }
+}
+END_TEST
+
+START_TEST(test_conv_choose)
+{
+    dp_conv_shape s;
+    /* by flop count P (OC + K) against OC K: MNIST conv1 (P 196, OC 16, K 64) DIRECT,
+     * conv2 (P 25, OC 32, K 256) GRAM, late CIFAR layer (P 64, OC 128, K 1152) GRAM */
+    dp_conv_shape_init(&s, 1, 28, 28, 16, 8, 8, 2, -1);
+    ck_assert_int_eq(dp_conv_pex_choose(&s), DP_CONV_PEX_DIRECT);
+    dp_conv_shape_init(&s, 16, 13, 13, 32, 4, 4, 2, 0);
+    ck_assert_int_eq(dp_conv_pex_choose(&s), DP_CONV_PEX_GRAM);
+    dp_conv_shape_init(&s, 128, 8, 8, 128, 3, 3, 1, -1);
+    ck_assert_int_eq(dp_conv_pex_choose(&s), DP_CONV_PEX_GRAM);
+}
+END_TEST
+
+// ---- layers-3: max-pool ------------------------------------------------------------------------
+
+typedef struct {
+    double *x;
+    int *arg;
+    size_t B;
+    dp_pool_shape s;
+} pool_ctx;
+
+static void pool_fwd(void *p, double *out)
+{
+    pool_ctx *c = p;
+    dp_maxpool_forward(out, c->arg, c->x, c->B, &c->s);
+}
+
+START_TEST(test_pool_fd)
+{
+    static const int pg[][5] = {{3, 6, 6, 2, 1}, {2, 7, 5, 2, 2}, {2, 7, 7, 3, 2}};
+    dp_rng r;
+    dp_rng_init(&r, 31, DP_STREAM_TEST);
+    for (size_t gi = 0; gi < 3; gi++) {
+        enum { B = 3 };
+        pool_ctx c;
+        ck_assert_int_eq(dp_pool_shape_init(&c.s, pg[gi][0], pg[gi][1], pg[gi][2], pg[gi][3],
+                                            pg[gi][4]),
+                         0);
+        c.B = B;
+        size_t nx = B * (size_t)c.s.c * c.s.h * c.s.w, no = B * (size_t)c.s.c * c.s.oh * c.s.ow;
+        c.x = gauss(&r, nx, 1); /* continuous values: no ties, no kink within FD_H */
+        c.arg = malloc(no * sizeof *c.arg);
+        double *R = gauss(&r, no, 1), *out = zeros(no), *dx = zeros(nx), *fx = zeros(nx);
+        pool_fwd(&c, out);
+        dp_maxpool_backward(dx, R, c.arg, B, &c.s);
+        fd_grad(fx, pool_fwd, &c, c.x, nx, R, out, no);
+        ck_assert_double_le(rel_err(dx, fx, nx), FD_TOL);
+        free(c.x), free(c.arg), free(R), free(out), free(dx), free(fx);
+    }
+    dp_pool_shape s;
+    ck_assert_int_eq(dp_pool_shape_init(&s, 1, 28, 28, 2, 1), 0);
+    ck_assert_int_eq(s.oh, 27);
+    ck_assert_int_eq(dp_pool_shape_init(&s, 1, 1, 4, 2, 1), -1);
+}
+END_TEST
+
+// ---- layers-4: activations ---------------------------------------------------------------------
+
+typedef struct {
+    double *x;
+    size_t n;
+    dp_act a;
+} act_ctx;
+
+static void act_fwd(void *p, double *out)
+{
+    act_ctx *c = p;
+    dp_act_forward(out, c->x, c->n, &c->a);
+}
+
+START_TEST(test_act_fd)
+{
+    enum { N = 40 };
+    const dp_act acts[] = {{DP_ACT_RELU, 0, 0, 0},
+                           {DP_ACT_TANH, 0, 0, 0},
+                           {DP_ACT_TSIGMOID, 2, 2, 1},
+                           {DP_ACT_TSIGMOID, 1.5, 0.7, 0.2}};
+    dp_rng r;
+    dp_rng_init(&r, 41, DP_STREAM_TEST);
+    for (size_t k = 0; k < 4; k++) {
+        act_ctx c = {gauss(&r, N, 2), N, acts[k]};
+        double *R = gauss(&r, N, 1), *out = zeros(N), *dx = zeros(N), *fx = zeros(N);
+        act_fwd(&c, out);
+        dp_act_backward(dx, R, out, N, &c.a);
+        fd_grad(fx, act_fwd, &c, c.x, N, R, out, N);
+        ck_assert_double_le(rel_err(dx, fx, N), FD_TOL);
+        /* in place forward and backward agree with the out-of-place ones */
+        double *y = zeros(N), *d = zeros(N);
+        memcpy(y, c.x, N * sizeof *y);
+        memcpy(d, R, N * sizeof *d);
+        dp_act_forward(y, y, N, &c.a);
+        act_fwd(&c, out);
+        dp_act_backward(d, d, y, N, &c.a);
+        for (size_t i = 0; i < N; i++) {
+            ck_assert_double_eq(y[i], out[i]);
+            ck_assert_double_eq(d[i], dx[i]);
+        }
+        free(c.x), free(R), free(out), free(dx), free(fx), free(y), free(d);
+    }
+    /* s = 2, T = 2, o = 1 is tanh (Papernot et al.'s default); no overflow at +-1000 */
+    dp_act ts = {DP_ACT_TSIGMOID, 2, 2, 1};
+    double x[5] = {-1000, -3, 0.1, 4, 1000}, y[5];
+    dp_act_forward(y, x, 5, &ts);
+    for (int i = 0; i < 5; i++) ck_assert_double_eq_tol(y[i], tanh(x[i]), 1e-15);
+}
+END_TEST
+
+// ---- layers-5: softmax cross-entropy -----------------------------------------------------------
+
+typedef struct {
+    double *s;
+    const int *y;
+    size_t B;
+    int K;
+} ce_ctx;
+
+static void ce_fwd(void *p, double *out)
+{
+    ce_ctx *c = p;
+    out[0] = dp_softmax_ce_forward(NULL, c->s, c->y, c->B, c->K);
+}
+
+START_TEST(test_softmax_ce)
+{
+    enum { B = 4, K = 6 };
+    const int y[B] = {0, 5, 2, 2};
+    dp_rng r;
+    dp_rng_init(&r, 51, DP_STREAM_TEST);
+    ce_ctx c = {gauss(&r, B * K, 2), y, B, K};
+    double one = 1.0, out, *ds = zeros(B * K), *fs = zeros(B * K), loss[B];
+    dp_softmax_ce_backward(ds, c.s, y, B, K);
+    fd_grad(fs, ce_fwd, &c, c.s, B * K, &one, &out, 1);
+    ck_assert_double_le(rel_err(ds, fs, B * K), FD_TOL);
+
+    /* per-example losses against the textbook formula; their sum is returned */
+    double total = dp_softmax_ce_forward(loss, c.s, y, B, K), sum = 0.0;
+    for (size_t i = 0; i < B; i++) {
+        double z = 0.0;
+        for (int j = 0; j < K; j++) z += exp(c.s[i * K + j]);
+        ck_assert_double_eq_tol(loss[i], log(z) - c.s[i * K + y[i]], 1e-13);
+        sum += loss[i];
+    }
+    ck_assert_double_eq_tol(total, sum, 1e-13);
+
+    /* huge logits: finite loss and gradient (log-sum-exp) */
+    double big[3] = {1000.0, -1000.0, 999.0}, db[3] = {0};
+    int yb = 2;
+    double l = dp_softmax_ce_forward(NULL, big, &yb, 1, 3);
+    dp_softmax_ce_backward(db, big, &yb, 1, 3);
+    ck_assert_double_eq_tol(l, 1.0 + log1p(exp(-1.0)), 1e-12);
+    for (int j = 0; j < 3; j++) ck_assert(isfinite(db[j]));
+    free(c.s), free(ds), free(fs);
+}
+END_TEST
+
+static TCase *tcase(const char *name, const TTest *test)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test);
+    return tc;
+}
+
+static Suite *layers_suite(void)
+{
+    Suite *s = suite_create("layers");
+    suite_add_tcase(s, tcase("layers-1.1", test_dense_fd));
+    suite_add_tcase(s, tcase("layers-2.1", test_conv_shapes));
+    suite_add_tcase(s, tcase("layers-2.2", test_conv_naive));
+    suite_add_tcase(s, tcase("layers-2.3", test_conv_fd));
+    suite_add_tcase(s, tcase("layers-2.4", test_conv_pex));
+    suite_add_tcase(s, tcase("layers-2.5", test_conv_choose));
+    suite_add_tcase(s, tcase("layers-3.1", test_pool_fd));
+    suite_add_tcase(s, tcase("layers-4.1", test_act_fd));
+    suite_add_tcase(s, tcase("layers-5.1", test_softmax_ce));
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(layers_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,362 @@
+/* test_model.c: building, initializing and differentiating the layered models of
+ * algorithms/models/model.h.
+ *
+ * References: parameter counts worked out by hand from the published architectures
+ * (model_zoo.c); central finite differences of the summed loss over every parameter
+ * (h = 1e-6, relative error <= 1e-6 over the whole gradient, see test_layers.c); a
+ * one-chunk run as the reference for chunked runs (<= 1e-12).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../algorithms/base/rng.h"
+#include "../../algorithms/models/model.h"
+
+static double rel_err(const double *a, const double *b, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+static void random_data(dp_rng *r, double *x, int *y, size_t n, size_t d, int K)
+{
+    for (size_t i = 0; i < n * d; i++) x[i] = dp_rng_gaussian(r);
+    for (size_t i = 0; i < n; i++) y[i] = (int)dp_rng_below(r, (uint64_t)K);
+}
+
+// ---- model-1: construction ------------------------------------------------------------------
+
+START_TEST(test_named_counts)
+{
+    static const struct {
+        const char *name;
+        int c, h, w, K;
+        size_t n_params;
+    } cases[] = {
+        {"cnn_mnist", 1, 28, 28, 10, 26010},
+        {"cnn_cifar", 3, 32, 32, 10, 550570},
+        {"mlp", 1, 28, 28, 10, 784 * 512 + 512 + 512 * 128 + 128 + 1290},
+        {"mlp", 3, 32, 32, 10, 3072 * 1536 + 1536 + 1536 * 128 + 128 + 1290},
+        {"mlp_inputpert", 14, 1, 1, 2, 14 * 14 + 14 + 15 * 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dp_model m;
+        dp_err e;
+        dp_err_clear(&e);
+        ck_assert_int_eq(dp_model_build_named(&m, cases[i].name, NULL, 0, NULL, cases[i].c,
+                                              cases[i].h, cases[i].w, cases[i].K, 4, 1, &e),
+                         DP_OK);
+        ck_assert_uint_eq(m.n_params, cases[i].n_params);
+        ck_assert_str_eq(m.name, cases[i].name);
+        ck_assert_int_eq(dp_model_fits(&m, cases[i].c, cases[i].h, cases[i].w, cases[i].K, &e),
+                         DP_OK);
+        dp_model_destroy(&m);
+    }
+    /* cnn_mnist shapes: 14x14x16 -> 13x13x16 -> 5x5x32 -> 4x4x32 = 512 -> 32 -> 10 */
+    dp_model m;
+    ck_assert_int_eq(dp_model_build_named(&m, "cnn_mnist", NULL, 0, NULL, 1, 28, 28, 10, 4, 1,
+                                          NULL),
+                     DP_OK);
+    ck_assert_int_eq(m.layers[0].out_h, 14);
+    ck_assert_int_eq(m.layers[2].out_h, 13);
+    ck_assert_int_eq(m.layers[3].out_h, 5);
+    ck_assert_int_eq(m.layers[5].out_h, 4);
+    ck_assert_uint_eq(m.layers[7].in_size, 512);
+    dp_model_destroy(&m);
+    /* explicit hidden sizes, and none (softmax regression) */
+    int hid[3] = {7, 5, 3};
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 3, "tanh", 2, 3, 1, 4, 4, 1, NULL),
+                     DP_OK);
+    ck_assert_uint_eq(m.n_params, 6 * 7 + 7 + 7 * 5 + 5 + 5 * 3 + 3 + 3 * 4 + 4);
+    dp_model_destroy(&m);
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 0, NULL, 2, 3, 1, 4, 4, 1, NULL),
+                     DP_OK);
+    ck_assert_uint_eq(m.n_params, 6 * 4 + 4);
+    dp_model_destroy(&m);
+}
+END_TEST
+
+START_TEST(test_build_errors)
+{
+    dp_model m;
+    dp_err e;
+    dp_err_clear(&e);
+    /* class count mismatch names both */
+    dp_layer_spec two[] = {{.kind = DP_LAYER_FLATTEN}, {.kind = DP_LAYER_DENSE, .units = 10}};
+    ck_assert_int_eq(dp_model_build(&m, two, 2, 1, 4, 4, 3, 8, 1, &e), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "10 values"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "3 classes"));
+    ck_assert_ptr_null(m.params);
+    ck_assert_ptr_null(m.layers);
+    /* an input too small for the net names the layer's input and the data shape */
+    ck_assert_int_eq(dp_model_build_named(&m, "cnn_mnist", NULL, 0, NULL, 1, 6, 6, 10, 8, 1,
+                                          &e),
+                     DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "conv 32 4x4"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "16x2x2"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "1x6x6"));
+    /* image layers after flatten */
+    dp_layer_spec bad[] = {{.kind = DP_LAYER_FLATTEN},
+                           {.kind = DP_LAYER_CONV, .units = 2, .kernel = 1, .stride = 1},
+                           {.kind = DP_LAYER_DENSE, .units = 2}};
+    ck_assert_int_eq(dp_model_build(&m, bad, 3, 1, 4, 4, 2, 8, 1, &e), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "flat"));
+    /* malformed layers and arguments */
+    dp_layer_spec z[] = {{.kind = DP_LAYER_DENSE, .units = 0}};
+    ck_assert_int_eq(dp_model_build(&m, z, 1, 1, 4, 4, 2, 8, 1, &e), DP_EINVAL);
+    dp_layer_spec ts[] = {{.kind = DP_LAYER_ACT, .act = {DP_ACT_TSIGMOID, 0, 1, 0}},
+                          {.kind = DP_LAYER_DENSE, .units = 2}};
+    ck_assert_int_eq(dp_model_build(&m, ts, 2, 1, 4, 4, 2, 8, 1, &e), DP_EINVAL);
+    dp_layer_spec noparam[] = {{.kind = DP_LAYER_FLATTEN}};
+    ck_assert_int_eq(dp_model_build(&m, noparam, 1, 2, 1, 1, 2, 8, 1, &e), DP_EINVAL);
+    ck_assert_int_eq(dp_model_build(&m, two, 2, 1, 4, 4, 10, 0, 1, &e), DP_EINVAL);
+    ck_assert_int_eq(dp_model_build(&m, two, 2, 0, 4, 4, 10, 8, 1, &e), DP_EINVAL);
+    ck_assert_int_eq(dp_model_build(&m, two, 0, 1, 4, 4, 10, 8, 1, &e), DP_EINVAL);
+    ck_assert_int_eq(dp_model_build_named(&m, "resnet", NULL, 0, NULL, 1, 4, 4, 2, 8, 1, &e),
+                     DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "resnet"));
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", NULL, 0, "gelu", 1, 28, 28, 10, 8, 1, &e),
+                     DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "gelu"));
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", NULL, 0, NULL, 1, 5, 5, 10, 8, 1, &e),
+                     DP_EINVAL);
+    int h1 = 4;
+    ck_assert_int_eq(dp_model_build_named(&m, "cnn_mnist", &h1, 1, NULL, 1, 28, 28, 10, 8, 1,
+                                          &e),
+                     DP_EINVAL);
+    /* a built model against other data */
+    ck_assert_int_eq(dp_model_build_named(&m, "cnn_mnist", NULL, 0, NULL, 1, 28, 28, 10, 8, 1,
+                                          &e),
+                     DP_OK);
+    ck_assert_int_eq(dp_model_fits(&m, 3, 32, 32, 10, &e), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "1x28x28"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "3x32x32"));
+    dp_model_destroy(&m);
+    dp_model_destroy(&m); /* twice: a zeroed model is fine */
+    dp_model_destroy(NULL);
+}
+END_TEST
+
+START_TEST(test_init)
+{
+    dp_model a, b, c;
+    int hid[1] = {50};
+    ck_assert_int_eq(dp_model_build_named(&a, "mlp", hid, 1, "relu", 1, 1, 30, 10, 4, 7, NULL),
+                     DP_OK);
+    ck_assert_int_eq(dp_model_build_named(&b, "mlp", hid, 1, "relu", 1, 1, 30, 10, 4, 7, NULL),
+                     DP_OK);
+    ck_assert_int_eq(dp_model_build_named(&c, "mlp", hid, 1, "relu", 1, 1, 30, 10, 4, 8, NULL),
+                     DP_OK);
+    ck_assert_int_eq(memcmp(a.params, b.params, a.n_params * sizeof *a.params), 0);
+    ck_assert_int_ne(memcmp(a.params, c.params, a.n_params * sizeof *a.params), 0);
+    /* layer 1 (dense 50, then ReLU): He limit sqrt(6/30); layer 3 (dense 10, the logits):
+     * Glorot limit sqrt(6/60); biases zero. The maxima come close to the limits. */
+    const dp_layer *l1 = &a.layers[1], *l3 = &a.layers[3];
+    double lim1 = sqrt(6.0 / 30), lim3 = sqrt(6.0 / 60), mx1 = 0, mx3 = 0;
+    for (size_t j = 0; j < l1->n_w; j++) mx1 = fmax(mx1, fabs(l1->w[j]));
+    for (size_t j = 0; j < l3->n_w; j++) mx3 = fmax(mx3, fabs(l3->w[j]));
+    ck_assert(mx1 <= lim1 && mx1 > 0.95 * lim1);
+    ck_assert(mx3 <= lim3 && mx3 > 0.95 * lim3);
+    for (size_t j = 0; j < l1->n_b; j++) ck_assert_double_eq(l1->b[j], 0.0);
+    dp_model_destroy(&a), dp_model_destroy(&b), dp_model_destroy(&c);
+}
+END_TEST
+
+// ---- model-2: gradients ---------------------------------------------------------------------
+
+/* A small net with every layer kind, on a 3-channel input (exercises CHW -> HWC). */
+static const dp_layer_spec small_cnn[] = {
+    {.kind = DP_LAYER_CONV, .units = 4, .kernel = 3, .stride = 2, .padding = DP_PAD_SAME},
+    {.kind = DP_LAYER_ACT, .act = {DP_ACT_RELU, 0, 0, 0}},
+    {.kind = DP_LAYER_MAXPOOL, .kernel = 2, .stride = 1},
+    {.kind = DP_LAYER_CONV, .units = 3, .kernel = 2, .stride = 1, .padding = 0},
+    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TANH, 0, 0, 0}},
+    {.kind = DP_LAYER_FLATTEN},
+    {.kind = DP_LAYER_DENSE, .units = 6},
+    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TSIGMOID, 2, 2, 1}},
+    {.kind = DP_LAYER_DENSE, .units = 4},
+};
+
+/* A net whose first layer is an activation (the input is copied, not written). */
+static const dp_layer_spec act_first[] = {
+    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TANH, 0, 0, 0}},
+    {.kind = DP_LAYER_DENSE, .units = 5},
+    {.kind = DP_LAYER_ACT, .act = {DP_ACT_RELU, 0, 0, 0}},
+    {.kind = DP_LAYER_DENSE, .units = 4},
+};
+
+static void check_fd(const dp_layer_spec *spec, size_t n, int c, int h, int w)
+{
+    enum { B = 3, K = 4 };
+    dp_model m;
+    ck_assert_int_eq(dp_model_build(&m, spec, n, c, h, w, K, 8, 5, NULL), DP_OK);
+    size_t d = m.in_size, P = m.n_params;
+    double *x = malloc(B * d * sizeof *x), *x0 = malloc(B * d * sizeof *x);
+    double *g = calloc(P, sizeof *g), *fd = calloc(P, sizeof *fd);
+    int y[B];
+    dp_rng r;
+    dp_rng_init(&r, 77, DP_STREAM_TEST);
+    random_data(&r, x, y, B, d, K);
+    for (size_t j = 0; j < P; j++) m.params[j] += 0.1 * dp_rng_gaussian(&r); /* nonzero biases */
+    memcpy(x0, x, B * d * sizeof *x);
+    double loss = dp_model_loss_grad(&m, x, y, B, g);
+    ck_assert_int_eq(memcmp(x, x0, B * d * sizeof *x), 0); /* input untouched */
+    double ml;
+    ck_assert_int_eq(dp_model_evaluate(&m, x, y, B, &ml, NULL), DP_OK);
+    ck_assert_double_eq_tol(loss, ml * B, 1e-12 * loss);
+    const double h6 = 1e-6;
+    for (size_t j = 0; j < P; j++) {
+        double keep = m.params[j], lp, lm;
+        m.params[j] = keep + h6;
+        dp_model_evaluate(&m, x, y, B, &lp, NULL);
+        m.params[j] = keep - h6;
+        dp_model_evaluate(&m, x, y, B, &lm, NULL);
+        m.params[j] = keep;
+        fd[j] = (lp - lm) * B / (2 * h6);
+    }
+    ck_assert_double_le(rel_err(g, fd, P), 1e-6);
+    free(x), free(x0), free(g), free(fd);
+    dp_model_destroy(&m);
+}
+
+START_TEST(test_fd_small_cnn) { check_fd(small_cnn, 9, 3, 9, 8); }
+END_TEST
+
+START_TEST(test_fd_act_first) { check_fd(act_first, 4, 2, 3, 1); }
+END_TEST
+
+START_TEST(test_fd_named)
+{
+    /* the named nets on shrunken inputs with each activation */
+    enum { B = 2 };
+    static const char *acts[] = {"relu", "tanh", "tempered_sigmoid", "sigmoid"};
+    for (int k = 0; k < 4; k++) {
+        dp_model m;
+        int hid[2] = {6, 5};
+        ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 2, acts[k], 2, 2, 2, 3, 8, 3,
+                                              NULL),
+                         DP_OK);
+        size_t P = m.n_params, d = m.in_size;
+        double x[B * 8], *g = calloc(P, sizeof *g), *fd = calloc(P, sizeof *fd);
+        int y[B];
+        dp_rng r;
+        dp_rng_init(&r, 90 + (uint64_t)k, DP_STREAM_TEST);
+        random_data(&r, x, y, B, d, 3);
+        /* nonzero biases: with zero ones a unit whose inputs are all cut by ReLU would sit
+         * exactly on the kink, where central differences see half a derivative */
+        for (size_t j = 0; j < P; j++) m.params[j] += 0.1 * dp_rng_gaussian(&r);
+        dp_model_loss_grad(&m, x, y, B, g);
+        for (size_t j = 0; j < P; j++) {
+            double keep = m.params[j], lp, lm;
+            m.params[j] = keep + 1e-6;
+            dp_model_evaluate(&m, x, y, B, &lp, NULL);
+            m.params[j] = keep - 1e-6;
+            dp_model_evaluate(&m, x, y, B, &lm, NULL);
+            m.params[j] = keep;
+            fd[j] = (lp - lm) * B / 2e-6;
+        }
+        ck_assert_double_le(rel_err(g, fd, P), 1e-6);
+        free(g), free(fd);
+        dp_model_destroy(&m);
+    }
+}
+END_TEST
+
+/* Chunks of max_batch give the one-chunk result; the gradient accumulates. */
+START_TEST(test_chunks)
+{
+    enum { N = 11, K = 4 };
+    dp_model a, b;
+    ck_assert_int_eq(dp_model_build(&a, small_cnn, 9, 3, 9, 8, K, N, 5, NULL), DP_OK);
+    ck_assert_int_eq(dp_model_build(&b, small_cnn, 9, 3, 9, 8, K, 3, 5, NULL), DP_OK);
+    size_t d = a.in_size, P = a.n_params;
+    double *x = malloc(N * d * sizeof *x), *ga = calloc(P, sizeof *ga), *gb = calloc(P, sizeof *gb);
+    int y[N];
+    dp_rng r;
+    dp_rng_init(&r, 78, DP_STREAM_TEST);
+    random_data(&r, x, y, N, d, K);
+    double la = dp_model_loss_grad(&a, x, y, N, ga);
+    double lb = dp_model_loss_grad(&b, x, y, N, gb);
+    ck_assert_double_eq_tol(la, lb, 1e-12 * la);
+    ck_assert_double_le(rel_err(gb, ga, P), 1e-12);
+    dp_model_loss_grad(&b, x, y, N, gb);
+    for (size_t j = 0; j < P; j++) ck_assert_double_eq_tol(gb[j], 2 * ga[j], 1e-10);
+    free(x), free(ga), free(gb);
+    dp_model_destroy(&a), dp_model_destroy(&b);
+}
+END_TEST
+
+START_TEST(test_evaluate)
+{
+    enum { N = 23, K = 5 };
+    dp_model m;
+    int hid[1] = {8};
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 1, NULL, 1, 1, 6, K, 4, 9, NULL),
+                     DP_OK);
+    double x[N * 6], ml, acc;
+    int y[N];
+    dp_rng r;
+    dp_rng_init(&r, 79, DP_STREAM_TEST);
+    random_data(&r, x, y, N, 6, K);
+    ck_assert_int_eq(dp_model_evaluate(&m, x, y, N, &ml, &acc), DP_OK);
+    /* reference: per-example forward through evaluate on one example at a time; the
+     * prediction is the label whose one-example loss is smallest */
+    double tot = 0.0;
+    int correct = 0;
+    for (int i = 0; i < N; i++) {
+        double li[K], l;
+        int best = 0;
+        for (int k = 0; k < K; k++) {
+            dp_model_evaluate(&m, x + 6 * i, &k, 1, &li[k], NULL);
+            if (li[k] < li[best]) best = k;
+        }
+        dp_model_evaluate(&m, x + 6 * i, &y[i], 1, &l, NULL);
+        tot += l;
+        correct += best == y[i];
+    }
+    ck_assert_double_eq_tol(ml, tot / N, 1e-12);
+    ck_assert_double_eq_tol(acc, (double)correct / N, 1e-15);
+    y[3] = K;
+    ck_assert_int_eq(dp_model_evaluate(&m, x, y, N, &ml, &acc), DP_EINVAL);
+    ck_assert_int_eq(dp_model_evaluate(&m, x, y, 0, &ml, &acc), DP_OK);
+    ck_assert(isnan(ml) && isnan(acc));
+    dp_model_destroy(&m);
+}
+END_TEST
+
+static TCase *tcase(const char *name, const TTest *test)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test);
+    return tc;
+}
+
+static Suite *model_suite(void)
+{
+    Suite *s = suite_create("model");
+    suite_add_tcase(s, tcase("model-1.1", test_named_counts));
+    suite_add_tcase(s, tcase("model-1.2", test_build_errors));
+    suite_add_tcase(s, tcase("model-1.3", test_init));
+    suite_add_tcase(s, tcase("model-2.1", test_fd_small_cnn));
+    suite_add_tcase(s, tcase("model-2.2", test_fd_act_first));
+    suite_add_tcase(s, tcase("model-2.3", test_fd_named));
+    suite_add_tcase(s, tcase("model-2.4", test_chunks));
+    suite_add_tcase(s, tcase("model-3.1", test_evaluate));
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(model_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

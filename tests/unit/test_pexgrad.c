@@ -1,0 +1,253 @@
+/* test_pexgrad.c: per-example gradient norms and clipped gradient sums of
+ * algorithms/models/pexgrad.c against a brute-force per-example loop.
+ *
+ * Reference: for each example alone, its full gradient from dp_model_loss_grad (itself
+ * checked against finite differences in test_model.c), its norm, the clip factor
+ * min(1, C / ||g_i||) and the sum (Abadi et al. 2016, Alg. 1). Both sides are exact
+ * algebra up to rounding, so norms and sums must agree to a relative 1e-10.
+ * Invariance: with C = inf the clipped sum is the plain batch gradient (1e-12).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../algorithms/base/rng.h"
+#include "../../algorithms/models/model.h"
+
+#define PEX_TOL 1e-10
+
+static double rel_err(const double *a, const double *b, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+typedef struct {
+    double *x;
+    int *y;
+    size_t B, d;
+} batch;
+
+static batch make_batch(const dp_model *m, size_t B, uint64_t seed)
+{
+    batch b = {malloc(B * m->in_size * sizeof(double)), malloc(B * sizeof(int)), B,
+               m->in_size};
+    ck_assert(b.x && b.y);
+    dp_rng r;
+    dp_rng_init(&r, seed, DP_STREAM_TEST);
+    for (size_t i = 0; i < B * b.d; i++) b.x[i] = dp_rng_gaussian(&r);
+    for (size_t i = 0; i < B; i++) b.y[i] = (int)dp_rng_below(&r, (uint64_t)m->n_classes);
+    return b;
+}
+
+static void free_batch(batch *b) { free(b->x), free(b->y); }
+
+/* Brute force: sq (B) and sum (n_params, zeroed here) of the clipped gradients. */
+static void brute(dp_model *m, const batch *b, double clip, double *sq, double *sum)
+{
+    size_t P = m->n_params;
+    double *g = malloc(P * sizeof *g);
+    ck_assert_ptr_nonnull(g);
+    memset(sum, 0, P * sizeof *sum);
+    for (size_t i = 0; i < b->B; i++) {
+        memset(g, 0, P * sizeof *g);
+        dp_model_loss_grad(m, b->x + i * b->d, b->y + i, 1, g);
+        double s = 0.0;
+        for (size_t j = 0; j < P; j++) s += g[j] * g[j];
+        sq[i] = s;
+        double c = sqrt(s) > clip ? clip / sqrt(s) : 1.0;
+        for (size_t j = 0; j < P; j++) sum[j] += c * g[j];
+    }
+    free(g);
+}
+
+/* Median per-example norm: a clip level that clips about half of the batch. */
+static double median_norm(const double *sq, size_t B)
+{
+    double *t = malloc(B * sizeof *t);
+    memcpy(t, sq, B * sizeof *t);
+    for (size_t i = 1; i < B; i++)
+        for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
+            double u = t[j];
+            t[j] = t[j - 1], t[j - 1] = u;
+        }
+    double med = sqrt(t[B / 2]);
+    free(t);
+    return med;
+}
+
+/* Norms and clipped sums at C = median, C tiny (all clipped) and C = inf. */
+static void check_model(dp_model *m, size_t B, uint64_t seed)
+{
+    size_t P = m->n_params;
+    batch b = make_batch(m, B, seed);
+    double *sq = malloc(B * sizeof *sq), *sq_ref = malloc(B * sizeof *sq);
+    double *sum = malloc(P * sizeof *sum), *ref = malloc(P * sizeof *ref);
+    ck_assert(sq && sq_ref && sum && ref);
+
+    brute(m, &b, INFINITY, sq_ref, ref);
+    const double clips[3] = {median_norm(sq_ref, B), 1e-3, INFINITY};
+    for (int k = 0; k < 3; k++) {
+        brute(m, &b, clips[k], sq_ref, ref);
+        memset(sum, 0, P * sizeof *sum);
+        double loss = dp_model_clipped_grad(m, b.x, b.y, B, clips[k], sum, sq);
+        for (size_t i = 0; i < B; i++)
+            ck_assert_double_le(fabs(sq[i] - sq_ref[i]), PEX_TOL * sq_ref[i]);
+        ck_assert_double_le(rel_err(sum, ref, P), PEX_TOL);
+        double ml;
+        dp_model_evaluate(m, b.x, b.y, B, &ml, NULL);
+        ck_assert_double_eq_tol(loss, ml * B, 1e-12 * loss);
+    }
+    /* all clipped to C: the sum is at most B C long */
+    memset(sum, 0, P * sizeof *sum);
+    dp_model_clipped_grad(m, b.x, b.y, B, 1e-3, sum, NULL);
+    double nrm = 0.0;
+    for (size_t j = 0; j < P; j++) nrm += sum[j] * sum[j];
+    ck_assert_double_le(sqrt(nrm), B * 1e-3 * (1 + 1e-12));
+
+    /* invariance: C = inf is the plain batch gradient, and both accumulate */
+    double *plain = calloc(P, sizeof *plain);
+    dp_model_loss_grad(m, b.x, b.y, B, plain);
+    memset(sum, 0, P * sizeof *sum);
+    dp_model_clipped_grad(m, b.x, b.y, B, INFINITY, sum, NULL);
+    ck_assert_double_le(rel_err(sum, plain, P), 1e-12);
+    dp_model_clipped_grad(m, b.x, b.y, B, INFINITY, sum, NULL);
+    for (size_t j = 0; j < P; j++) ck_assert_double_eq_tol(sum[j], 2 * plain[j], 1e-10);
+
+    free(plain), free(sq), free(sq_ref), free(sum), free(ref);
+    free_batch(&b);
+}
+
+/* The small net of test_model.c: every layer kind, a 3-channel input. */
+static const dp_layer_spec small_cnn[] = {
+    {.kind = DP_LAYER_CONV, .units = 4, .kernel = 3, .stride = 2, .padding = DP_PAD_SAME},
+    {.kind = DP_LAYER_ACT, .act = {DP_ACT_RELU, 0, 0, 0}},
+    {.kind = DP_LAYER_MAXPOOL, .kernel = 2, .stride = 1},
+    {.kind = DP_LAYER_CONV, .units = 3, .kernel = 2, .stride = 1, .padding = 1},
+    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TANH, 0, 0, 0}},
+    {.kind = DP_LAYER_FLATTEN},
+    {.kind = DP_LAYER_DENSE, .units = 6},
+    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TSIGMOID, 2, 2, 1}},
+    {.kind = DP_LAYER_DENSE, .units = 4},
+};
+
+// ---- pex-1: dense-only models ------------------------------------------------------------
+
+START_TEST(test_mlp)
+{
+    dp_model m;
+    int hid[2] = {9, 7};
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 2, "tanh", 1, 4, 5, 6, 16, 1, NULL),
+                     DP_OK);
+    check_model(&m, 13, 101);
+    dp_model_destroy(&m);
+}
+END_TEST
+
+START_TEST(test_mlp_chunks)
+{
+    /* B = 13 over max_batch 4: four chunks, the last one short */
+    dp_model m;
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp_inputpert", NULL, 0, "relu", 12, 1, 1, 2, 4,
+                                          2, NULL),
+                     DP_OK);
+    check_model(&m, 13, 102);
+    dp_model_destroy(&m);
+}
+END_TEST
+
+// ---- pex-2: convolutional models -------------------------------------------------------------
+
+static void check_small_cnn(int method)
+{
+    dp_model m;
+    ck_assert_int_eq(dp_model_build(&m, small_cnn, 9, 3, 9, 8, 4, 5, 3, NULL), DP_OK);
+    for (size_t l = 0; l < m.n_layers; l++)
+        if (m.layers[l].spec.kind == DP_LAYER_CONV) {
+            m.layers[l].pex_method = method;
+            m.layers[l].conv_block = 2; /* several im2col blocks per chunk */
+        }
+    check_model(&m, 11, 103);
+    dp_model_destroy(&m);
+}
+
+START_TEST(test_small_cnn_direct) { check_small_cnn(DP_CONV_PEX_DIRECT); }
+END_TEST
+
+START_TEST(test_small_cnn_gram) { check_small_cnn(DP_CONV_PEX_GRAM); }
+END_TEST
+
+START_TEST(test_small_cnn_stored) { check_small_cnn(DP_CONV_PEX_STORED); }
+END_TEST
+
+START_TEST(test_cnn_mnist)
+{
+    dp_model m;
+    ck_assert_int_eq(dp_model_build_named(&m, "cnn_mnist", NULL, 0, NULL, 1, 28, 28, 10, 8, 4,
+                                          NULL),
+                     DP_OK);
+    /* per-example conv gradients fit the budget: stored */
+    ck_assert_int_eq(m.layers[0].pex_method, DP_CONV_PEX_STORED);
+    ck_assert_int_eq(m.layers[3].pex_method, DP_CONV_PEX_STORED);
+    check_model(&m, 8, 104);
+    m.layers[0].pex_method = DP_CONV_PEX_DIRECT;
+    m.layers[3].pex_method = DP_CONV_PEX_GRAM;
+    check_model(&m, 8, 105);
+    m.layers[0].pex_method = DP_CONV_PEX_GRAM;
+    m.layers[3].pex_method = DP_CONV_PEX_DIRECT;
+    check_model(&m, 8, 106);
+    dp_model_destroy(&m);
+}
+END_TEST
+
+START_TEST(test_cnn_cifar)
+{
+    /* the full CIFAR net, tempered sigmoid (DPlis Table 11), in chunks of 2 */
+    dp_model m;
+    ck_assert_int_eq(dp_model_build_named(&m, "cnn_cifar", NULL, 0, "tempered_sigmoid", 3, 32,
+                                          32, 10, 2, 5, NULL),
+                     DP_OK);
+    check_model(&m, 3, 107);
+    /* and with norms only (what larger batches use): DIRECT or GRAM by flop count */
+    for (size_t l = 0; l < m.n_layers; l++)
+        if (m.layers[l].spec.kind == DP_LAYER_CONV)
+            m.layers[l].pex_method = dp_conv_pex_choose(&m.layers[l].conv);
+    check_model(&m, 3, 108);
+    dp_model_destroy(&m);
+}
+END_TEST
+
+static TCase *tcase(const char *name, const TTest *test)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test);
+    return tc;
+}
+
+static Suite *pexgrad_suite(void)
+{
+    Suite *s = suite_create("pexgrad");
+    suite_add_tcase(s, tcase("pex-1.1", test_mlp));
+    suite_add_tcase(s, tcase("pex-1.2", test_mlp_chunks));
+    suite_add_tcase(s, tcase("pex-2.1", test_small_cnn_direct));
+    suite_add_tcase(s, tcase("pex-2.2", test_small_cnn_gram));
+    suite_add_tcase(s, tcase("pex-2.3", test_small_cnn_stored));
+    suite_add_tcase(s, tcase("pex-2.4", test_cnn_mnist));
+    suite_add_tcase(s, tcase("pex-2.5", test_cnn_cifar));
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(pexgrad_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
