@@ -17,5 +17,6 @@ int cli_run(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_privacy(int argc, char **argv);
+int cli_bench(int argc, char **argv);
 
 #endif

@@ -47,7 +47,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "report")) return cli_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "list")) return cli_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "privacy")) return cli_privacy(argc - 1, argv + 1);
-    if (!strcmp(cmd, "data") || !strcmp(cmd, "bench")) {
+    if (!strcmp(cmd, "bench")) return cli_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "data")) {
         fprintf(stderr, "dperm %s: this command is reserved and not part of this version yet "
                         "(see README.md, \"Roadmap\")\n", cmd);
         return EXIT_USAGE;

@@ -60,6 +60,16 @@ void dp_gemm(int transa, int transb, size_t m, size_t n, size_t k, double alpha,
                 A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
 }
 
+void dp_sgemm(int transa, int transb, size_t m, size_t n, size_t k, float alpha,
+              const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+              size_t ldc)
+{
+    if (m == 0 || n == 0) return;
+    cblas_sgemm(CblasRowMajor, transa ? CblasTrans : CblasNoTrans,
+                transb ? CblasTrans : CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, alpha,
+                A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+}
+
 int dp_all_finite(const double *x, size_t n)
 {
     /* isfinite relies on IEEE semantics: one more reason the build never uses

@@ -21,6 +21,12 @@ void dp_gemm(int transa, int transb, size_t m, size_t n, size_t k, double alpha,
              const double *A, size_t lda, const double *B, size_t ldb, double beta,
              double *C, size_t ldc);
 
+/* The same in single precision (used by `dperm bench` to report the machine's sgemm
+ * ceiling next to dgemm). */
+void dp_sgemm(int transa, int transb, size_t m, size_t n, size_t k, float alpha,
+              const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+              size_t ldc);
+
 /* 1 if every x[i] is finite, 0 otherwise (NaN/inf check at step boundaries). */
 int dp_all_finite(const double *x, size_t n);
 

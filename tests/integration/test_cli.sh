@@ -23,6 +23,14 @@ check "an unknown accountant exits 2 and lists the known" sh -c "[ $? = 2 ] && g
 "$DPERM" privacy sigma --epsilon 1e-9 --q 1 --steps 1000000 --delta 1e-5 2> "$WORK/err"
 check "an unreachable target exits 2 with one line" sh -c "[ $? = 2 ] && grep -q 'out of reach' '$WORK/err'"
 
+"$DPERM" bench --model linear_784_10 --seconds 0.02 --repeats 1 --json > "$WORK/bench" 2>&1
+check "bench --json exits 0" [ $? = 0 ]
+check "bench reports dgemm, sgemm, sgd and dp_sgd lines" \
+  [ "$(jq -r '.kernel // .mode' "$WORK/bench" | sort | tr '\n' ' ')" = "dgemm dp_sgd sgd sgemm " ]
+check "bench throughput is positive" sh -c "jq -e 'select(.examples_per_s) | .examples_per_s > 0 and .batch == 256' '$WORK/bench' | grep -qv false"
+"$DPERM" bench --model nope 2>/dev/null
+check "bench with an unknown model exits 2" [ $? = 2 ]
+
 "$DPERM" run "$FIX/small.yaml" --out "$WORK/rep" --quiet >/dev/null
 "$DPERM" report "$WORK/rep" > "$WORK/out"
 check "report exits 0" [ $? = 0 ]
