@@ -28,14 +28,17 @@ enum dp_stream {
     DP_STREAM_TEST = 99    /* unit tests */
 };
 
+/* Blocks generated per refill (interleaved for speed; the word sequence is the same as
+ * generating them one at a time). */
+#define DP_RNG_BLOCKS 4
+#define DP_RNG_WORDS (4 * DP_RNG_BLOCKS)
+
 typedef struct dp_rng {
     uint64_t key;        /* run seed */
     uint64_t stream;     /* stream id (high half of the counter) */
     uint64_t position;   /* next block to generate (low half of the counter) */
-    uint32_t block[4];   /* current output block */
-    int used;            /* words of block already consumed (4 = empty) */
-    int has_spare;       /* Box-Muller produces pairs: the second one is kept here */
-    double spare;
+    uint32_t block[DP_RNG_WORDS]; /* buffered output words */
+    int used;            /* words of the buffer already consumed (DP_RNG_WORDS = empty) */
 } dp_rng;
 
 /* Start stream `stream` of seed `seed` at position 0. */
@@ -60,7 +63,8 @@ double dp_rng_uniform_pos(dp_rng *r);
 /* Uniform integer in [0, n), unbiased (rejection); n must be >= 1. */
 uint64_t dp_rng_below(dp_rng *r, uint64_t n);
 
-/* Standard normal N(0, 1) (Box-Muller on two 53-bit uniforms). */
+/* Standard normal N(0, 1), exact ziggurat (Marsaglia & Tsang 2000; rng.c says why).
+ * Tables are built once per process, thread-safely. */
 double dp_rng_gaussian(dp_rng *r);
 
 /* out[i] += sigma * N(0,1) for i < n (adds, so noise can go straight onto a gradient). */

@@ -59,7 +59,8 @@ START_TEST(test_counter_layout)
     dp_rng_init(&r, seed, stream);
     dp_rng_seek(&r, pos);
     uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-    for (int b = 0; b < 3; b++) {
+    /* nine blocks: across two refills of the four-block buffer */
+    for (int b = 0; b < 9; b++) {
         uint64_t p = pos + (uint64_t)b;
         uint32_t ctr[4] = {(uint32_t)p, (uint32_t)(p >> 32), (uint32_t)stream,
                            (uint32_t)(stream >> 32)};
@@ -72,6 +73,14 @@ START_TEST(test_counter_layout)
     uint32_t ctr0[4] = {0, 0, (uint32_t)stream, (uint32_t)(stream >> 32)}, out0[4];
     dp_philox4x32(ctr0, key, out0);
     ck_assert_uint_eq(dp_rng_u64(&r), (uint64_t)out0[0] | ((uint64_t)out0[1] << 32));
+    /* a u64 whose two words straddle a refill: word 15 of block 3, word 0 of block 4 */
+    dp_rng_seek(&r, 0);
+    for (int i = 0; i < 15; i++) (void)dp_rng_u32(&r);
+    uint32_t ctr3[4] = {3, 0, (uint32_t)stream, (uint32_t)(stream >> 32)}, out3[4];
+    uint32_t ctr4[4] = {4, 0, (uint32_t)stream, (uint32_t)(stream >> 32)}, out4[4];
+    dp_philox4x32(ctr3, key, out3);
+    dp_philox4x32(ctr4, key, out4);
+    ck_assert_uint_eq(dp_rng_u64(&r), (uint64_t)out3[3] | ((uint64_t)out4[0] << 32));
 }
 END_TEST
 
@@ -91,17 +100,17 @@ START_TEST(test_determinism_and_seek)
     dp_rng_seek(&b, 5);
     for (int i = 20; i < 64; i++) ck_assert_uint_eq(dp_rng_u32(&b), words[i]);
 
-    /* Seek also forgets a buffered Gaussian: after it, the draws depend on the position
-     * alone, whatever was drawn before. */
+    /* After a seek, Gaussian draws depend on the position alone, whatever was drawn
+     * before (no state survives the jump). */
     dp_rng c, e;
     dp_rng_init(&c, 7, DP_STREAM_NOISE);
     dp_rng_init(&e, 7, DP_STREAM_NOISE);
-    (void)dp_rng_gaussian(&c); /* leaves a spare in c */
+    (void)dp_rng_gaussian(&c);
     dp_rng_seek(&c, 100);
     dp_rng_seek(&e, 100);
     for (int i = 0; i < 5; i++) ck_assert(dp_rng_gaussian(&c) == dp_rng_gaussian(&e));
 
-    /* Save/restore is a struct copy (rng.h), mid-block and with a spare pending. */
+    /* Save/restore is a struct copy (rng.h), also mid-block. */
     (void)dp_rng_u32(&c);
     (void)dp_rng_gaussian(&c);
     dp_rng saved = c;
@@ -211,6 +220,61 @@ START_TEST(test_gaussian_moments)
     CHECK_MOMENT(s1 / N_DRAWS, 0.0, 1.0, N_DRAWS);  /* Var Z = 1 */
     CHECK_MOMENT(s2 / N_DRAWS, 1.0, 2.0, N_DRAWS);  /* Var Z^2 = 3 - 1 */
     CHECK_MOMENT(s4 / N_DRAWS, 3.0, 96.0, N_DRAWS); /* Var Z^4 = 105 - 9 */
+}
+END_TEST
+
+/* The normal CDF, for the distribution tests below. */
+static double phi(double x)
+{
+    return 0.5 * erfc(-x / sqrt(2.0));
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* rng-3.4: the ziggurat's output is N(0, 1) as a whole distribution, not only in its
+ * moments: (a) Kolmogorov-Smirnov over 10^6 draws, sqrt(n) D below 1.95 (p = 0.001);
+ * (b) the mass beyond the base layer's edge r = 3.6541528853610088, which only the tail
+ * algorithm produces: 2 (1 - Phi(r)) = 2.58e-4, so 4e6 draws give 1033 +- 32, checked
+ * to 5 sd; (c) a chi-square over 100 equiprobable bins (99 dof: below 148.2, the 0.999
+ * quantile). A wrong table, wedge test or tail fails at least one of them. */
+START_TEST(test_gaussian_distribution)
+{
+    enum { N = 1000000, NT = 4000000, BINS = 100 };
+    double *z = malloc(N * sizeof *z);
+    ck_assert_ptr_nonnull(z);
+    dp_rng r;
+    dp_rng_init(&r, 21, DP_STREAM_TEST);
+    long counts[BINS] = {0};
+    for (int i = 0; i < N; i++) {
+        z[i] = dp_rng_gaussian(&r);
+        int b = (int)(phi(z[i]) * BINS);
+        counts[b < BINS ? b : BINS - 1]++;
+    }
+    qsort(z, N, sizeof *z, cmp_dbl);
+    double d = 0.0;
+    for (int i = 0; i < N; i++) {
+        double f = phi(z[i]);
+        double lo = f - (double)i / N, hi = (double)(i + 1) / N - f;
+        if (lo > d) d = lo;
+        if (hi > d) d = hi;
+    }
+    ck_assert_msg(sqrt((double)N) * d < 1.95, "KS sqrt(n) D = %g", sqrt((double)N) * d);
+    double chi2 = 0.0, expect = (double)N / BINS;
+    for (int b = 0; b < BINS; b++) chi2 += (counts[b] - expect) * (counts[b] - expect) / expect;
+    ck_assert_msg(chi2 < 148.2, "chi-square over %d bins = %g", BINS, chi2);
+    free(z);
+
+    const double edge = 3.6541528853610088;
+    long tail = 0;
+    for (int i = 0; i < NT; i++)
+        if (fabs(dp_rng_gaussian(&r)) > edge) tail++;
+    double p = 2.0 * (1.0 - phi(edge)), mean = NT * p, sd = sqrt(NT * p * (1 - p));
+    ck_assert_msg(fabs((double)tail - mean) < 5.0 * sd, "tail beyond r: %ld, expected %g +- %g",
+                  tail, mean, sd);
 }
 END_TEST
 
@@ -389,6 +453,7 @@ static Suite *rng_suite(void)
     suite_add_tcase(s, tcase("rng-3.1", test_uniform_moments));
     suite_add_tcase(s, tcase("rng-3.2", test_gaussian_moments));
     suite_add_tcase(s, tcase("rng-3.3", test_add_gaussian));
+    suite_add_tcase(s, tcase("rng-3.4", test_gaussian_distribution));
     suite_add_tcase(s, tcase("rng-3.4", test_laplace_moments));
     suite_add_tcase(s, tcase("rng-3.5", test_gamma_moments));
     suite_add_tcase(s, tcase("rng-4.1", test_below_uniform));
