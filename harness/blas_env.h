@@ -2,9 +2,11 @@
  *
  * Debian's OpenBLAS 0.3.21 does not recognise the AVX-512 Xeons of this project's machines
  * and falls back to generic SSE3 kernels (about 4x slower GEMM). OpenBLAS reads
- * OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS only when it is loaded, i.e. before main(),
- * so dperm detects the CPU, sets them, and re-executes itself once. A user's own values
- * always win. Threads start at 1: each worker process sets its own count after fork, so
+ * OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS and OPENBLAS_THREAD_TIMEOUT only when it is
+ * loaded, i.e. before main(), so dperm detects the CPU, sets them, and re-executes itself
+ * once. A user's own values always win. The thread timeout makes idle BLAS threads sleep
+ * after 2^10 cycles instead of spinning for 2^28, so other work (the noise of a DP-SGD
+ * step) gets the cores between GEMMs. Threads start at 1: each worker process sets its own count after fork, so
  * workers x threads never exceeds the cores.
  */
 #ifndef DPERM_BLAS_ENV_H

@@ -117,6 +117,7 @@ typedef struct step_ctx {
     int *y;
     dp_rng noise;
     size_t batch;
+    int threads;          /* for the noise, as many as BLAS uses */
 } step_ctx;
 
 /* One step; dp: clip to 1, add N(0, 1.1^2) (noise multiplier 1.1, C = 1), as DP-SGD. */
@@ -126,7 +127,7 @@ static void step(step_ctx *s, int dp)
     memset(s->grad, 0, s->m.n_params * sizeof *s->grad);
     if (dp) {
         dp_model_clipped_grad(&s->m, s->x, s->y, s->batch, clip, s->grad, NULL);
-        dp_rng_add_gaussian(&s->noise, s->grad, s->m.n_params, sigma * clip);
+        dp_rng_add_gaussian_par(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads);
     } else {
         dp_model_loss_grad(&s->m, s->x, s->y, s->batch, s->grad);
     }
@@ -269,7 +270,9 @@ int cli_bench(int argc, char **argv)
         step_ctx s;
         dp_err err;
         dp_err_clear(&err);
-        if (build(&s, &MODELS[k], o.batch, &err)) {
+        int brc = build(&s, &MODELS[k], o.batch, &err);
+        s.threads = o.threads;
+        if (brc) {
             destroy(&s);
             cli_print_error(&err);
             return EXIT_USAGE;

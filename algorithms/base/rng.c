@@ -269,6 +269,57 @@ void dp_rng_add_gaussianf(dp_rng *r, float *out, size_t n, double sigma)
     for (size_t i = 0; i < n; i++) out[i] = (float)((double)out[i] + sigma * zig_draw(r));
 }
 
+// ---- noise vectors in parallel ------------------------------------------------------------
+
+typedef struct noise_job {
+    uint64_t key, stream0;   /* chunk j uses stream dp_mix64(stream0, j) */
+    double *out;
+    size_t n;
+    double sigma;
+    int first, step;         /* this job's chunks: first, first + step, ... */
+} noise_job;
+
+static void *noise_worker(void *arg)
+{
+    const noise_job *job = arg;
+    size_t chunks = (job->n + DP_NOISE_CHUNK - 1) / DP_NOISE_CHUNK;
+    for (size_t j = (size_t)job->first; j < chunks; j += (size_t)job->step) {
+        dp_rng c;
+        dp_rng_init(&c, job->key, dp_mix64(job->stream0, (uint64_t)j));
+        size_t lo = j * DP_NOISE_CHUNK, hi = lo + DP_NOISE_CHUNK < job->n ? lo + DP_NOISE_CHUNK : job->n;
+        for (size_t i = lo; i < hi; i++) job->out[i] += job->sigma * zig_draw(&c);
+    }
+    return NULL;
+}
+
+void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads)
+{
+    pthread_once(&zig_once, zig_setup);
+    noise_job jobs[DP_NOISE_MAX_THREADS];
+    pthread_t tid[DP_NOISE_MAX_THREADS];
+    int started[DP_NOISE_MAX_THREADS] = {0};
+    size_t chunks = (n + DP_NOISE_CHUNK - 1) / DP_NOISE_CHUNK;
+    if (threads < 1) threads = 1;
+    if (threads > DP_NOISE_MAX_THREADS) threads = DP_NOISE_MAX_THREADS;
+    if ((size_t)threads > chunks) threads = chunks > 0 ? (int)chunks : 1;
+    /* The chunks' streams hang off this call's place in r's stream; r then moves on by
+     * one block, so the next call draws different noise. */
+    uint64_t stream0 = dp_mix64(r->stream, r->position);
+    r->position++;
+    r->used = DP_RNG_WORDS;
+    for (int t = 0; t < threads; t++)
+        jobs[t] = (noise_job){.key = r->key, .stream0 = stream0, .out = out, .n = n,
+                              .sigma = sigma, .first = t, .step = threads};
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&tid[t], NULL, noise_worker, &jobs[t]) == 0;
+    noise_worker(&jobs[0]);
+    /* A thread that could not start leaves its chunks to this one: same numbers. */
+    for (int t = 1; t < threads; t++) {
+        if (started[t]) pthread_join(tid[t], NULL);
+        else noise_worker(&jobs[t]);
+    }
+}
+
 double dp_rng_laplace(dp_rng *r, double b)
 {
     uint64_t x = dp_rng_u64(r);

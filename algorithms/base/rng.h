@@ -71,6 +71,16 @@ double dp_rng_gaussian(dp_rng *r);
 void dp_rng_add_gaussian(dp_rng *r, double *out, size_t n, double sigma);
 void dp_rng_add_gaussianf(dp_rng *r, float *out, size_t n, double sigma);
 
+/* out[i] += sigma * N(0,1) for i < n, using up to `threads` threads, with results that do
+ * not depend on `threads`: the vector is cut into fixed chunks of DP_NOISE_CHUNK
+ * coordinates, chunk j draws from its own stream dp_mix64(dp_mix64(stream, position), j)
+ * of the same key, and r advances by one block per call. This is the per-step noise of
+ * DP-SGD, one normal per parameter, which would otherwise run on one core while the
+ * gradients use all of them. Cannot fail (a thread that cannot start is done inline). */
+#define DP_NOISE_CHUNK 32768
+#define DP_NOISE_MAX_THREADS 64
+void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads);
+
 /* Laplace(0, b): density exp(-|x|/b) / (2b); b > 0. */
 double dp_rng_laplace(dp_rng *r, double b);
 

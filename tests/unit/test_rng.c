@@ -278,6 +278,43 @@ START_TEST(test_gaussian_distribution)
 }
 END_TEST
 
+/* rng-3.5: parallel noise gives the same vector for any thread count (fixed chunks with
+ * their own streams), has the right moments, moves its generator by exactly one block,
+ * and a second call draws different noise. */
+START_TEST(test_add_gaussian_par)
+{
+    enum { N = 3 * DP_NOISE_CHUNK + 1234 };
+    double *ref = calloc(N, sizeof *ref), *v = calloc(N, sizeof *v);
+    ck_assert(ref && v);
+    dp_rng r;
+    dp_rng_init(&r, 31, DP_STREAM_NOISE);
+    dp_rng_add_gaussian_par(&r, ref, N, 2.0, 1);
+    ck_assert_uint_eq(r.position, 1);
+    const int threads[] = {2, 3, 7, 64, 0};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        memset(v, 0, N * sizeof *v);
+        dp_rng q;
+        dp_rng_init(&q, 31, DP_STREAM_NOISE);
+        dp_rng_add_gaussian_par(&q, v, N, 2.0, threads[t]);
+        ck_assert_msg(memcmp(v, ref, N * sizeof *v) == 0, "threads %d differ", threads[t]);
+    }
+    double m = 0.0, s2 = 0.0;
+    for (int i = 0; i < N; i++) {
+        m += ref[i];
+        s2 += ref[i] * ref[i];
+    }
+    CHECK_MOMENT(m / N, 0.0, 4.0, N);        /* Var = sigma^2 = 4 */
+    CHECK_MOMENT(s2 / N, 4.0, 2.0 * 16.0, N); /* Var of X^2 = 2 sigma^4 */
+    memset(v, 0, N * sizeof *v);
+    dp_rng_add_gaussian_par(&r, v, N, 2.0, 2);
+    ck_assert(memcmp(v, ref, N * sizeof *v) != 0);
+    ck_assert_uint_eq(r.position, 2);
+    dp_rng_add_gaussian_par(&r, v, 0, 2.0, 2); /* empty: fine */
+    free(ref);
+    free(v);
+}
+END_TEST
+
 START_TEST(test_add_gaussian)
 {
     enum { N = 200000 };
@@ -454,6 +491,7 @@ static Suite *rng_suite(void)
     suite_add_tcase(s, tcase("rng-3.2", test_gaussian_moments));
     suite_add_tcase(s, tcase("rng-3.3", test_add_gaussian));
     suite_add_tcase(s, tcase("rng-3.4", test_gaussian_distribution));
+    suite_add_tcase(s, tcase("rng-3.5", test_add_gaussian_par));
     suite_add_tcase(s, tcase("rng-3.4", test_laplace_moments));
     suite_add_tcase(s, tcase("rng-3.5", test_gamma_moments));
     suite_add_tcase(s, tcase("rng-4.1", test_below_uniform));
