@@ -4,7 +4,7 @@
  * of one non-private SGD step (batch gradient, update) and of one DP-SGD step (per-example
  * clipping to C, Gaussian noise sigma C on every coordinate, update), each the median of
  * repeated timed blocks (machines are shared and noisy: medians, never single runs), and
- * their ratio. The machine's own dgemm and sgemm GFLOP/s are measured first as the
+ * their ratio, the median of the ratios of alternating SGD and DP-SGD blocks. The machine's own dgemm and sgemm GFLOP/s are measured first as the
  * ceiling to read those numbers against, and the BLAS kernel set is printed, since speed
  * is only comparable under the same kernels (DESIGN.md, Performance).
  *
@@ -134,22 +134,36 @@ static void step(step_ctx *s, int dp)
     dp_axpy(s->m.params, -lr / (double)s->batch, s->grad, s->m.n_params);
 }
 
-/* Median examples/s of repeated blocks of steps. */
-static double step_rate(step_ctx *s, int dp, const bench_opts *o)
+/* Examples/s of one block of steps lasting at least o->seconds. */
+static double block_rate(step_ctx *s, int dp, const bench_opts *o)
 {
-    double rates[64];
+    double t0 = progress_now();
+    long steps = 0;
+    do {
+        step(s, dp);
+        steps++;
+    } while (progress_now() - t0 < o->seconds);
+    return (double)steps * (double)s->batch / (progress_now() - t0);
+}
+
+/* SGD and DP-SGD blocks alternate, so both see the same machine conditions (a shared
+ * machine drifts over seconds); the ratio is the median of the paired ratios. */
+static void step_rates(step_ctx *s, const bench_opts *o, double *sgd, double *dp, double *ratio)
+{
+    double a[64], b[64], q[64];
     int reps = o->repeats < 64 ? o->repeats : 64;
-    for (int w = 0; w < 2; w++) step(s, dp);
-    for (int r = 0; r < reps; r++) {
-        double t0 = progress_now();
-        long steps = 0;
-        do {
-            step(s, dp);
-            steps++;
-        } while (progress_now() - t0 < o->seconds);
-        rates[r] = (double)steps * (double)s->batch / (progress_now() - t0);
+    for (int w = 0; w < 2; w++) {
+        step(s, 0);
+        step(s, 1);
     }
-    return median(rates, reps);
+    for (int r = 0; r < reps; r++) {
+        a[r] = block_rate(s, 0, o);
+        b[r] = block_rate(s, 1, o);
+        q[r] = b[r] / a[r];
+    }
+    *sgd = median(a, reps);
+    *dp = median(b, reps);
+    *ratio = median(q, reps);
 }
 
 static int build(step_ctx *s, const bench_model *bm, size_t batch, dp_err *err)
@@ -277,15 +291,16 @@ int cli_bench(int argc, char **argv)
             cli_print_error(&err);
             return EXIT_USAGE;
         }
-        double sgd = step_rate(&s, 0, &o), dp = step_rate(&s, 1, &o);
+        double sgd, dp, ratio;
+        step_rates(&s, &o, &sgd, &dp, &ratio);
         if (o.json) {
             printf("{\"model\": \"%s\", \"mode\": \"sgd\", \"batch\": %zu, \"examples_per_s\": %.1f}\n",
                    MODELS[k].name, o.batch, sgd);
-            printf("{\"model\": \"%s\", \"mode\": \"dp_sgd\", \"batch\": %zu, \"examples_per_s\": %.1f}\n",
-                   MODELS[k].name, o.batch, dp);
+            printf("{\"model\": \"%s\", \"mode\": \"dp_sgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
+                   "\"ratio_to_sgd\": %.3f}\n", MODELS[k].name, o.batch, dp, ratio);
         } else {
             printf("%-22s %10zu %14.0f %14.0f %8.2f\n", MODELS[k].name, s.m.n_params, sgd, dp,
-                   dp / sgd);
+                   ratio);
         }
         fflush(stdout);
         destroy(&s);
