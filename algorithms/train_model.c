@@ -1,0 +1,142 @@
+/* train_model.c: SGD and DP-SGD on the layered models of models/model.h.
+ *
+ * The loop (sampling, schedule, noise, update, curve, divergence; sources and choices in
+ * train_common.c) is the one dp_train_linear uses. This file supplies the model's part:
+ *   - the batch gradient: the batch's rows are gathered into one contiguous buffer and
+ *     handed to dp_model_clipped_grad (dp_sgd with a finite C: Abadi et al. 2016, Alg. 1)
+ *     or dp_model_loss_grad (sgd, and dp_sgd with C = inf, so the two are bit-identical);
+ *     both add into the loop's zeroed sum.
+ *   - the metrics: one dp_model_loss_grad pass over the training set (the model chunks it
+ *     by max_batch) gives the mean loss and the full-batch gradient; dp_model_evaluate
+ *     gives the test loss and accuracy.
+ *
+ * Choice where the sources are silent: the gather buffer holds min(n, max_batch) rows,
+ * not b. The model runs at most max_batch rows per pass whatever it is handed, so
+ * gathering a batch in pieces of max_batch gives the same passes and the same sums bit
+ * for bit as gathering it whole, bounds the buffer for any b and any Poisson batch size
+ * (up to n), and costs at most what the model's own activations per example already cost.
+ */
+#include "train_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/vec.h"
+#include "train_common_int.h"
+
+typedef struct trainer {
+    dp_model *m;
+    double l2;
+    const double *x_train;
+    const int *y_train;
+    size_t n_train;
+    const double *x_test;
+    const int *y_test;
+    size_t n_test;
+    size_t in_size; /* doubles per example */
+    size_t cap;     /* rows of the gather buffer: min(n_train, max_batch) */
+    double *xb;     /* (cap, in_size) gathered rows of the current piece of a batch */
+    int *yb;        /* (cap) their labels */
+} trainer;
+
+static int validate(const dp_model *m, double l2, const dp_train_cfg *c,
+                    const double *x_train, const int *y_train, size_t n_train,
+                    const double *x_test, const int *y_test, size_t n_test, dp_err *err)
+{
+    if (!m || !m->params || !m->layers || m->n_params == 0 || m->in_size == 0 ||
+        m->max_batch == 0)
+        return dp_err_set(err, DP_EINVAL, "model is not built");
+    if (!dp_all_finite(m->params, m->n_params))
+        return dp_err_set(err, DP_EINVAL, "the model's initial weights are not finite");
+    if (!(l2 >= 0.0) || !isfinite(l2))
+        return dp_err_set(err, DP_EINVAL, "model.l2 %g must be finite and >= 0", l2);
+    return dp_train_check(c, m->n_classes, x_train, y_train, n_train, x_test, y_test, n_test,
+                          err);
+}
+
+// ---- the two callbacks of the loop ------------------------------------------------------
+
+/* g += sum over the batch of the per-example gradients, clipped to clip if finite. */
+static void model_grad_sum(void *ctx, const size_t *batch, size_t nb, double clip,
+                           double *g)
+{
+    trainer *t = ctx;
+    size_t d = t->in_size;
+    int clipping = isfinite(clip);
+    for (size_t c0 = 0; c0 < nb; c0 += t->cap) {
+        size_t cn = nb - c0 < t->cap ? nb - c0 : t->cap;
+        for (size_t i = 0; i < cn; i++) {
+            size_t e = batch[c0 + i];
+            memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
+            t->yb[i] = t->y_train[e];
+        }
+        if (clipping)
+            dp_model_clipped_grad(t->m, t->xb, t->yb, cn, clip, g, NULL);
+        else
+            dp_model_loss_grad(t->m, t->xb, t->yb, cn, g);
+    }
+}
+
+/* Metrics of the current weights; g (n_params) is scratch for the full-batch gradient.
+ * Cannot fail: the labels were checked and neither model call allocates. */
+static int model_evaluate(void *ctx, double *g, dp_curve_point *pt, dp_err *err)
+{
+    trainer *t = ctx;
+    dp_model *m = t->m;
+    size_t n = t->n_train, P = m->n_params;
+    const double *w = m->params;
+    memset(g, 0, P * sizeof *g);
+    double loss = dp_model_loss_grad(m, t->x_train, t->y_train, n, g);
+    /* Regularized objective F(w) = mean loss + l2/2 ||w||^2, gradient mean + l2 w. */
+    double inv_n = 1.0 / (double)n, mu = t->l2, gg = 0.0;
+    for (size_t j = 0; j < P; j++) {
+        double gj = g[j] * inv_n + mu * w[j];
+        gg += gj * gj;
+    }
+    pt->train_loss = loss * inv_n + 0.5 * mu * dp_dot(w, w, P);
+    pt->grad_norm = sqrt(gg);
+    if (dp_model_evaluate(m, t->x_test, t->y_test, t->n_test, &pt->test_loss,
+                          &pt->test_accuracy) != DP_OK)
+        return dp_err_set(err, DP_EINVAL, "a test label is outside the model's classes");
+    return DP_OK;
+}
+
+// ---- entry point ------------------------------------------------------------------------
+
+int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double *x_train,
+                   const int *y_train, size_t n_train, const double *x_test,
+                   const int *y_test, size_t n_test, dp_train_result *result, dp_err *err)
+{
+    memset(result, 0, sizeof *result);
+    int rc = validate(m, l2, cfg, x_train, y_train, n_train, x_test, y_test, n_test, err);
+    if (rc != DP_OK) return rc;
+
+    trainer t = {0};
+    t.m = m;
+    t.l2 = l2;
+    t.x_train = x_train;
+    t.y_train = y_train;
+    t.n_train = n_train;
+    t.x_test = x_test;
+    t.y_test = y_test;
+    t.n_test = n_test;
+    t.in_size = m->in_size;
+    t.cap = n_train < m->max_batch ? n_train : m->max_batch;
+    t.xb = malloc(t.cap * t.in_size * sizeof *t.xb);
+    t.yb = malloc(t.cap * sizeof *t.yb);
+    if (!t.xb || !t.yb) {
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory for a %zu x %zu batch buffer", t.cap,
+                        t.in_size);
+        goto done;
+    }
+
+    dp_train_ops ops = {.ctx = &t, .w = m->params, .n_params = m->n_params, .l2 = l2,
+                        .grad_sum = model_grad_sum, .evaluate = model_evaluate};
+    rc = dp_train_run(cfg, n_train, &ops, result, err);
+
+done:
+    free(t.yb);
+    free(t.xb);
+    return rc;
+}
