@@ -328,14 +328,12 @@ fail:
     return rc;
 }
 
-/* The concrete values of one list element: a scalar itself, or a block's expansions. */
+/* The concrete values of one list element: a block's expansions, or the element itself
+ * (a scalar, or a list: a list of lists varies a list-valued key such as model.hidden). */
 static int element_values(const cfg_node *e, const char *path, cfg_node ***vals, size_t *n,
                           dp_err *err)
 {
-    if (e->kind == CFG_SEQ)
-        return cfg_error(err, e, 0,
-                         "grid '%s': a list inside a grid list is not supported (each element "
-                         "is a value or a block)", path);
+    (void)path;
     if (e->kind == CFG_MAP) return expand_block(e, vals, n, err);
     cfg_node **one = malloc(sizeof *one);
     if (!one || !(one[0] = cfg_clone(e))) {

@@ -1,6 +1,7 @@
 /* registry.c: the tables behind `dperm list` and config name validation. */
 #include "registry.h"
 
+#include "../algorithms/models/model.h"
 #include "../algorithms/privacy/accountant.h"
 
 #include <stdio.h>
@@ -14,10 +15,14 @@ static const registry_entry ALGORITHMS[] = {
      "Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1"},
 };
 
-static const registry_entry MODELS[] = {
+/* The linear models, then the deep models of the model zoo (filled on first use from
+ * dp_model_list, the zoo's own table). */
+#define MAX_MODELS 16
+static registry_entry MODELS[MAX_MODELS] = {
     {"logistic", "binary logistic regression, log(1+exp(-y w.x)), labels +-1", "Zhang17 §5; InputPert"},
     {"softmax", "multinomial logistic regression (softmax cross-entropy)", "DP-LSSGD §4.1; DPlis"},
 };
+static size_t n_models = 2;
 
 static const registry_entry DATASETS[] = {
     {"synthetic", "seeded n x d classification data in the unit ball, separable to a margin",
@@ -27,6 +32,19 @@ static const registry_entry DATASETS[] = {
 /* Filled from the accountant module (its names and descriptions are the source of
  * truth), on first use: the table is constant afterwards. */
 static registry_entry ACCOUNTANTS[DP_ACCOUNTANT_COUNT];
+
+static void fill_models(registry *table)
+{
+    if (n_models > 2) return;
+    size_t n;
+    const dp_model_info *zoo = dp_model_list(&n);
+    for (size_t i = 0; i < n && n_models < MAX_MODELS; i++, n_models++) {
+        MODELS[n_models].name = zoo[i].name;
+        MODELS[n_models].description = zoo[i].description;
+        MODELS[n_models].source = zoo[i].source;
+    }
+    table->n = n_models;
+}
 
 static void fill_accountants(void)
 {
@@ -38,9 +56,9 @@ static void fill_accountants(void)
     }
 }
 
-static const registry TABLES[] = {
+static registry TABLES[] = {
     {"algorithms", ALGORITHMS, COUNT(ALGORITHMS)},
-    {"models", MODELS, COUNT(MODELS)},
+    {"models", MODELS, 2}, /* grows to the zoo's models in fill_models */
     {"datasets", DATASETS, COUNT(DATASETS)},
     {"accountants", ACCOUNTANTS, COUNT(ACCOUNTANTS)},
 };
@@ -50,6 +68,7 @@ static const registry *const ALL[] = {&TABLES[0], &TABLES[1], &TABLES[2], &TABLE
 const registry *registry_find(const char *what)
 {
     fill_accountants();
+    fill_models(&TABLES[1]);
     for (size_t i = 0; i < COUNT(TABLES); i++)
         if (strcmp(TABLES[i].what, what) == 0) return &TABLES[i];
     return NULL;
@@ -65,6 +84,7 @@ const registry_entry *registry_lookup(const registry *r, const char *name)
 const registry *const *registry_all(void)
 {
     fill_accountants();
+    fill_models(&TABLES[1]);
     return ALL;
 }
 

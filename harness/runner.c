@@ -5,7 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../algorithms/models/model.h"
 #include "../algorithms/privacy/accountant.h"
+#include "../algorithms/train_model.h"
 #include "progress.h"
 #include "provenance.h"
 
@@ -112,15 +114,28 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     dp_err_clear(&err);
     dp_dataset all = {0}, train = {0}, test = {0};
     dp_linear model = {0};
+    dp_model deep = {0};
     dp_train_result res = {0};
     const char *status = "failed";
     int rc = dp_synthetic_make(&all, &s->synthetic, &err);
     if (rc == 0)
         rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train, &test, &err);
-    if (rc == 0) rc = dp_linear_init(&model, s->loss, train.d, train.n_classes, s->l2, &err);
-    if (rc == 0)
-        rc = dp_train_linear(&model, &s->train, train.x, train.y, train.n, test.x, test.y,
-                             test.n, &res, &err);
+    if (rc == 0 && s->deep) {
+        /* Workspaces for up to 512 examples at a time; larger (Poisson) batches are
+         * processed in pieces with identical sums. */
+        size_t max_batch = s->train.batch_size < 512 ? s->train.batch_size : 512;
+        rc = dp_model_build_named(&deep, s->model_name, s->n_hidden ? s->hidden : NULL,
+                                  s->n_hidden, s->activation, s->in_c, s->in_h, s->in_w,
+                                  train.n_classes, max_batch, s->seed, &err);
+        if (rc == 0)
+            rc = dp_train_model(&deep, &s->train, s->l2, train.x, train.y, train.n, test.x,
+                                test.y, test.n, &res, &err);
+    } else if (rc == 0) {
+        rc = dp_linear_init(&model, s->loss, train.d, train.n_classes, s->l2, &err);
+        if (rc == 0)
+            rc = dp_train_linear(&model, &s->train, train.x, train.y, train.n, test.x, test.y,
+                                 test.n, &res, &err);
+    }
     if (rc == 0) status = res.diverged ? "diverged" : "ok";
 
     double eps_spent;
@@ -165,6 +180,7 @@ oom:
     json_decref(prov);
     dp_train_result_destroy(&res);
     dp_linear_destroy(&model);
+    dp_model_destroy(&deep);
     dp_dataset_destroy(&test);
     dp_dataset_destroy(&train);
     dp_dataset_destroy(&all);

@@ -81,8 +81,7 @@ static const char *const RUN_KEYS[] = {"experiment", "paper", "description", "da
                                        "epsilon",    "seed"};
 static const char *const DATASET_KEYS[] = {"name",        "n",    "d",            "classes",
                                            "margin",      "label_noise", "seed",
-                                           "test_fraction"};
-static const char *const MODEL_KEYS[] = {"type", "l2"};
+                                           "test_fraction", "shape"};
 static const char *const PRIVACY_KEYS[] = {"delta", "accountant"};
 static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr",
                                          "eval_every"};
@@ -90,7 +89,6 @@ static const char *const LR_KEYS[] = {"schedule", "value", "a", "step_at", "fact
 static const char *const ALGO_KEYS[] = {"name", "clip", "noise_multiplier"};
 
 static const char *const DATASETS[] = {"synthetic"};
-static const char *const MODEL_TYPES[] = {"logistic", "softmax"};
 /* In the order of dp_accountant (accountant.h): index + 1 is the enum value. */
 static const char *const ACCOUNTANTS[] = {"rdp", "rdp_classic", "moments", "rdp_wor",
                                           "pld", "advanced", "basic", "lssgd_theorem1"};
@@ -107,6 +105,33 @@ static int need_block(const cfg_node *root, const char *name, int required,
         return 0;
     }
     return spec_expect_map(*out, name, err);
+}
+
+/* dataset.shape: [c, h, w] with c h w = d, how models see each example (CHW); default
+ * 1 x 1 x d. */
+static int read_shape(const cfg_node *ds, run_spec *out, dp_err *err)
+{
+    const cfg_node *sh = cfg_get(ds, "shape");
+    out->in_c = out->in_h = 1;
+    out->in_w = (int)out->synthetic.d;
+    if (!sh) return 0;
+    if (sh->kind != CFG_SEQ || sh->n_items != 3)
+        return cfg_error(err, sh, 0, "dataset.shape: expected [channels, height, width]");
+    long v[3];
+    for (int i = 0; i < 3; i++) {
+        int rc = cfg_as_long(sh->items[i], "dataset.shape", &v[i], err);
+        if (rc) return rc;
+        if (v[i] < 1 || v[i] > 65536)
+            return cfg_error(err, sh->items[i], 0, "dataset.shape entries must be in 1..65536");
+    }
+    if ((size_t)(v[0] * v[1] * v[2]) != out->synthetic.d)
+        return cfg_error(err, sh, 0, "dataset.shape %ld x %ld x %ld has %ld values per example, "
+                         "but dataset.d is %zu", v[0], v[1], v[2], v[0] * v[1] * v[2],
+                         out->synthetic.d);
+    out->in_c = (int)v[0];
+    out->in_h = (int)v[1];
+    out->in_w = (int)v[2];
+    return 0;
 }
 
 static int read_dataset(const cfg_node *ds, run_spec *out, size_t *n_train, dp_err *err)
@@ -145,7 +170,7 @@ static int read_dataset(const cfg_node *ds, run_spec *out, size_t *n_train, dp_e
                                                            : "no training examples");
     }
     *n_train = (size_t)n - (size_t)n_test;
-    return 0;
+    return read_shape(ds, out, err);
 }
 
 static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
@@ -345,18 +370,8 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         return rc;
 
     if ((rc = need_block(root, "model", 1, &model, err)) ||
-        (rc = spec_check_keys(model, "model", MODEL_KEYS, COUNT(MODEL_KEYS), err)) ||
-        (rc = spec_read_enum(model, "model", "type", 1, 0, "model type", MODEL_TYPES,
-                             COUNT(MODEL_TYPES), &idx, err)) ||
-        (rc = spec_read_number(model, "model", "l2", 0, 0,
-                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"}, &out->l2,
-                               err)))
+        (rc = spec_read_model(model, out, err)))
         return rc;
-    out->loss = idx == 0 ? DP_LOSS_LOGISTIC : DP_LOSS_SOFTMAX;
-    if (out->loss == DP_LOSS_LOGISTIC && out->synthetic.n_classes != 2)
-        return cfg_error(err, cfg_get(model, "type"), 0,
-                         "model.type logistic needs 2 classes; dataset.classes is %d: use "
-                         "softmax", out->synthetic.n_classes);
 
     if ((rc = need_block(root, "privacy", 0, &privacy, err))) return rc;
     if (privacy &&

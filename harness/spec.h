@@ -15,15 +15,23 @@
 #include "../datasets/dataset.h"
 #include "config.h"
 
+#define SPEC_MAX_HIDDEN 8
+
 typedef struct run_spec {
     char experiment[128];
     /* dataset */
     char dataset[64];                 /* "synthetic" (the only one until real loaders) */
     dp_synthetic_params synthetic;    /* dataset.{n,d,classes,margin,label_noise,seed} */
     double test_fraction;             /* dataset.test_fraction in (0, 1), default 0.2 */
-    /* model */
-    dp_loss_kind loss;                /* model.type: logistic | softmax */
+    int in_c, in_h, in_w;             /* dataset.shape, default 1 x 1 x d */
+    /* model (spec_model.c) */
+    char model_name[32];              /* model.type */
+    int deep;                         /* 1: a deep model by name (dp_train_model) */
+    dp_loss_kind loss;                /* linear models: logistic | softmax */
     double l2;                        /* model.l2 >= 0, default 0 */
+    int hidden[SPEC_MAX_HIDDEN];      /* mlp: model.hidden, n_hidden of them (0: default) */
+    size_t n_hidden;
+    char activation[24];              /* deep models: model.activation, default relu */
     /* privacy */
     double delta;                     /* privacy.delta in (0, 1), default 1e-5 */
     char accountant[32];              /* privacy.accountant, default "rdp" */

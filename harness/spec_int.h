@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "spec.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -52,6 +53,9 @@ int spec_read_enum(const cfg_node *blk, const char *bname, const char *key, int 
 /* blk.key as a string (optional: *out = NULL when absent). */
 int spec_read_string(const cfg_node *blk, const char *bname, const char *key,
                      const char **out, dp_err *err);
+
+/* The model block into out (spec_model.c); out's dataset fields must be filled. */
+int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err);
 
 /* [A-Za-z0-9_.-]+ and not "." or "..": safe as one file or folder name. 1 or 0. */
 int spec_safe_name(const char *s);

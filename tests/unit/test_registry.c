@@ -18,15 +18,22 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
     const char *accountant = !strcmp(which, "accountants") ? name : "rdp";
     const char *algorithm = !strcmp(which, "algorithms") ? name : "dp_sgd";
     int private_algo = strcmp(algorithm, "sgd") != 0;
+    /* deep models need image-shaped data they fit: 3x32x32 for cnn_cifar and mlp's
+     * default widths, 1x28x28 for the MNIST-shaped ones */
+    const char *shape = "";
+    if (!strcmp(model, "cnn_cifar") || !strcmp(model, "mlp"))
+        shape = ", d: 3072, shape: [3, 32, 32]";
+    else if (!strcmp(model, "cnn_mnist") || !strcmp(model, "mlp_inputpert"))
+        shape = ", d: 784, shape: [1, 28, 28]";
     char yaml[1024];
     snprintf(yaml, sizeof yaml,
              "experiment: t\n"
-             "dataset: {name: %s}\n"
+             "dataset: {name: %s%s}\n"
              "model: {type: %s}\n"
              "privacy: {accountant: %s}\n"
              "train: {epochs: 1, batch_size: 10, lr: 0.1}\n"
              "algorithm: {name: %s%s}\n",
-             dataset, model, accountant, algorithm,
+             dataset, shape, model, accountant, algorithm,
              private_algo ? ", clip: 1.0, noise_multiplier: 1.0" : "");
     cfg_doc doc;
     int rc = cfg_parse_string(&doc, yaml, strlen(yaml), "<registry>", err);

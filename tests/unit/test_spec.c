@@ -396,7 +396,25 @@ START_TEST(test_run_model_privacy)
     spec_err(run_with(6, "", NULL), 5, 7, "model: expected a map of settings (key: value), "
                                           "got an empty value");
     spec_err(run_with(6, "  type: linear\n", NULL), 6, 9,
-             "unknown model type 'linear' (known: logistic, softmax)");
+             "unknown model type 'linear' (known: logistic, softmax, mlp, mlp_inputpert, cnn_mnist, cnn_cifar)");
+    /* deep models: the fit is checked, naming both shapes; shape must match d */
+    spec_err("experiment: s\ndataset: {name: synthetic, d: 20}\nmodel: {type: cnn_mnist}\n"
+             "train: {epochs: 1, batch_size: 8, lr: 0.1}\nalgorithm: {name: sgd}\n", 3, 15,
+             "model.type cnn_mnist does not fit dataset shape 1 x 1 x 20 with 2 classes");
+    spec_err("experiment: s\ndataset: {name: synthetic, d: 20, shape: [1, 4, 4]}\n"
+             "model: {type: mlp}\ntrain: {epochs: 1, batch_size: 8, lr: 0.1}\n"
+             "algorithm: {name: sgd}\n", 2, 42, "dataset.shape 1 x 4 x 4 has 16 values per example, "
+             "but dataset.d is 20");
+    spec_err("experiment: s\ndataset: {name: synthetic}\nmodel: {type: softmax, hidden: [4]}\n"
+             "train: {epochs: 1, batch_size: 8, lr: 0.1}\nalgorithm: {name: sgd}\n", 3, 24,
+             "model.hidden applies to deep models, not to softmax");
+    run_spec deep = spec_ok("experiment: s\ndataset: {name: synthetic, d: 16, classes: 3}\n"
+                            "model: {type: mlp, hidden: [8, 4], activation: tanh}\n"
+                            "train: {epochs: 1, batch_size: 8, lr: 0.1}\nalgorithm: {name: sgd}\n");
+    ck_assert_int_eq(deep.deep, 1);
+    ck_assert_uint_eq(deep.n_hidden, 2);
+    ck_assert_int_eq(deep.hidden[1], 4);
+    ck_assert_str_eq(deep.activation, "tanh");
     spec_err(run_with(4, "  n: 200\n  classes: 5\n", NULL), 7, 9,
              "model.type logistic needs 2 classes; dataset.classes is 5: use softmax");
     spec_err(run_with(6, "  type: softmax\n  l2: -1\n", NULL), 7, 7,

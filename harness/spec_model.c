@@ -1,0 +1,95 @@
+/* spec_model.c: the `model` block of a run config, and whether the model fits the data.
+ *
+ *   model.type        logistic | softmax (linear, trained by dp_train_linear) or a deep
+ *                     model by name: mlp | mlp_inputpert | cnn_mnist | cnn_cifar
+ *                     (algorithms/models/model.h, trained by dp_train_model)
+ *   model.l2          number >= 0, default 0
+ *   model.hidden      mlp only: list of 1..8 positive layer widths; default DPlis's sizes,
+ *                     which exist for 784 and 3072 inputs only
+ *   model.activation  deep models: relu (default) | tanh | tempered_sigmoid | sigmoid
+ *
+ * The fit is checked by building the model once, for one example, on the data's shape
+ * (dataset.shape, default 1 x 1 x d): a model that does not fit the data is a config error
+ * at model.type whose message names the layer, its input and the data's shape.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../algorithms/models/model.h"
+#include "spec.h"
+#include "spec_int.h"
+
+static const char *const MODEL_KEYS[] = {"type", "l2", "hidden", "activation"};
+static const char *const MODEL_TYPES[] = {"logistic", "softmax", "mlp", "mlp_inputpert",
+                                          "cnn_mnist", "cnn_cifar"};
+static const char *const ACTIVATIONS[] = {"relu", "tanh", "tempered_sigmoid", "sigmoid"};
+
+static int read_hidden(const cfg_node *model, run_spec *out, dp_err *err)
+{
+    const cfg_node *h = cfg_get(model, "hidden");
+    if (!h) return 0;
+    if (strcmp(out->model_name, "mlp") != 0)
+        return cfg_error(err, h, 1, "model.hidden applies to model.type mlp only");
+    if (h->kind != CFG_SEQ || h->n_items < 1 || h->n_items > SPEC_MAX_HIDDEN)
+        return cfg_error(err, h, 0, "model.hidden: expected a list of 1 to %d layer widths",
+                         SPEC_MAX_HIDDEN);
+    for (size_t i = 0; i < h->n_items; i++) {
+        long w;
+        int rc = cfg_as_long(h->items[i], "model.hidden", &w, err);
+        if (rc) return rc;
+        if (w < 1 || w > 1000000)
+            return cfg_error(err, h->items[i], 0, "model.hidden widths must be in 1..1000000, got %ld", w);
+        out->hidden[i] = (int)w;
+    }
+    out->n_hidden = h->n_items;
+    return 0;
+}
+
+int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
+{
+    int idx = 0, act = 0, rc;
+    if ((rc = spec_check_keys(model, "model", MODEL_KEYS, COUNT(MODEL_KEYS), err)) ||
+        (rc = spec_read_enum(model, "model", "type", 1, 0, "model type", MODEL_TYPES,
+                             COUNT(MODEL_TYPES), &idx, err)) ||
+        (rc = spec_read_number(model, "model", "l2", 0, 0,
+                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"}, &out->l2,
+                               err)))
+        return rc;
+    snprintf(out->model_name, sizeof out->model_name, "%s", MODEL_TYPES[idx]);
+    const cfg_node *type = cfg_get(model, "type");
+    if (idx <= 1) { /* linear */
+        out->deep = 0;
+        out->loss = idx == 0 ? DP_LOSS_LOGISTIC : DP_LOSS_SOFTMAX;
+        if (cfg_get(model, "hidden") || cfg_get(model, "activation"))
+            return cfg_error(err, cfg_get(model, "hidden") ? cfg_get(model, "hidden")
+                                                           : cfg_get(model, "activation"),
+                             1, "model.%s applies to deep models, not to %s",
+                             cfg_get(model, "hidden") ? "hidden" : "activation", out->model_name);
+        if (out->loss == DP_LOSS_LOGISTIC && out->synthetic.n_classes != 2)
+            return cfg_error(err, type, 0,
+                             "model.type logistic needs 2 classes; dataset.classes is %d: use "
+                             "softmax", out->synthetic.n_classes);
+        return 0;
+    }
+    out->deep = 1;
+    out->loss = DP_LOSS_SOFTMAX;
+    if ((rc = spec_read_enum(model, "model", "activation", 0, 0, "activation", ACTIVATIONS,
+                             COUNT(ACTIVATIONS), &act, err)) ||
+        (rc = read_hidden(model, out, err)))
+        return rc;
+    snprintf(out->activation, sizeof out->activation, "%s", ACTIVATIONS[act]);
+
+    dp_model m;
+    dp_err merr;
+    rc = dp_model_build_named(&m, out->model_name, out->n_hidden ? out->hidden : NULL,
+                              out->n_hidden, out->activation, out->in_c, out->in_h, out->in_w,
+                              out->synthetic.n_classes, 1, 0, &merr);
+    if (rc == DP_ENOMEM) return dp_err_set(err, DP_ENOMEM, "out of memory checking the model");
+    if (rc)
+        return cfg_error(err, type, 0, "model.type %s does not fit dataset shape %d x %d x %d "
+                         "with %d classes: %s", out->model_name, out->in_c, out->in_h,
+                         out->in_w, out->synthetic.n_classes, merr.msg);
+    dp_model_destroy(&m);
+    return 0;
+}
