@@ -23,6 +23,7 @@
 #include "../algorithms/base/rng.h"
 #include "../algorithms/base/vec.h"
 #include "../algorithms/models/model.h"
+#include "../algorithms/smoothing.h"
 #include "cli.h"
 #include "progress.h"
 
@@ -30,9 +31,10 @@ static const char BENCH_HELP[] =
     "usage: dperm bench [--model M ...] [--batch B] [--threads T] [--seconds S]\n"
     "                   [--repeats R] [--json]\n"
     "\n"
-    "Examples/s of one SGD step and one DP-SGD step (clip + noise) per model, their ratio,\n"
-    "and the machine's dgemm/sgemm GFLOP/s as the ceiling. Medians of R timed blocks of at\n"
-    "least S seconds each.\n"
+    "Examples/s of one SGD step, one DP-SGD step (clip + noise) and one DP-LSSGD step (the\n"
+    "same, smoothed by A_1^{-1} per parameter tensor) per model, the DP-SGD/SGD ratio, the\n"
+    "smoothing's extra time relative to the DP-SGD step, and the machine's dgemm/sgemm\n"
+    "GFLOP/s as the ceiling. Medians of R timed blocks of at least S seconds each.\n"
     "\n"
     "options:\n"
     "  --model M      linear_784_10, mlp_784_512_128_10, cnn_mnist, mlp_3072_1536_128_10\n"
@@ -118,16 +120,25 @@ typedef struct step_ctx {
     dp_rng noise;
     size_t batch;
     int threads;          /* for the noise, as many as BLAS uses */
+    dp_smoother *smooth;  /* DP-LSSGD: one per parameter tensor (weights, biases) */
+    size_t *smooth_off;   /* where each tensor starts in the flat parameters */
+    size_t n_smooth;
 } step_ctx;
 
-/* One step; dp: clip to 1, add N(0, 1.1^2) (noise multiplier 1.1, C = 1), as DP-SGD. */
-static void step(step_ctx *s, int dp)
+/* One step. mode 0: SGD; 1: DP-SGD (clip to 1, noise multiplier 1.1); 2: DP-LSSGD, the
+ * DP-SGD gradient smoothed by A_1^{-1} per parameter tensor (DP-LSSGD Alg. 1, applied to
+ * each flattened tensor as its TensorFlow implementation does). */
+static void step(step_ctx *s, int mode)
 {
+    int dp = mode >= 1;
     const double lr = 1e-3, clip = 1.0, sigma = 1.1;
     memset(s->grad, 0, s->m.n_params * sizeof *s->grad);
     if (dp) {
         dp_model_clipped_grad(&s->m, s->x, s->y, s->batch, clip, s->grad, NULL);
         dp_rng_add_gaussian_par(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads);
+        if (mode == 2)
+            for (size_t t = 0; t < s->n_smooth; t++)
+                dp_smoother_execute(&s->smooth[t], s->grad + s->smooth_off[t]);
     } else {
         dp_model_loss_grad(&s->m, s->x, s->y, s->batch, s->grad);
     }
@@ -148,22 +159,28 @@ static double block_rate(step_ctx *s, int dp, const bench_opts *o)
 
 /* SGD and DP-SGD blocks alternate, so both see the same machine conditions (a shared
  * machine drifts over seconds); the ratio is the median of the paired ratios. */
-static void step_rates(step_ctx *s, const bench_opts *o, double *sgd, double *dp, double *ratio)
+static void step_rates(step_ctx *s, const bench_opts *o, double *sgd, double *dp, double *ratio,
+                       double *ls, double *ls_cost)
 {
-    double a[64], b[64], q[64];
+    double a[64], b[64], c[64], q[64], lq[64];
     int reps = o->repeats < 64 ? o->repeats : 64;
     for (int w = 0; w < 2; w++) {
         step(s, 0);
         step(s, 1);
+        step(s, 2);
     }
     for (int r = 0; r < reps; r++) {
         a[r] = block_rate(s, 0, o);
         b[r] = block_rate(s, 1, o);
+        c[r] = block_rate(s, 2, o);
         q[r] = b[r] / a[r];
+        lq[r] = b[r] / c[r] - 1.0; /* extra time of smoothing relative to the DP-SGD step */
     }
     *sgd = median(a, reps);
     *dp = median(b, reps);
     *ratio = median(q, reps);
+    *ls = median(c, reps);
+    *ls_cost = median(lq, reps);
 }
 
 static int build(step_ctx *s, const bench_model *bm, size_t batch, dp_err *err)
@@ -193,11 +210,26 @@ static int build(step_ctx *s, const bench_model *bm, size_t batch, dp_err *err)
     for (size_t i = 0; i < batch * in; i++) s->x[i] = dp_rng_uniform(&r);
     for (size_t i = 0; i < batch; i++) s->y[i] = (int)dp_rng_below(&r, 10);
     dp_rng_init(&s->noise, 7, DP_STREAM_NOISE);
+    s->smooth = calloc(2 * s->m.n_layers, sizeof *s->smooth);
+    s->smooth_off = calloc(2 * s->m.n_layers, sizeof *s->smooth_off);
+    if (!s->smooth || !s->smooth_off) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    for (size_t l = 0; l < s->m.n_layers; l++) {
+        const dp_layer *L = &s->m.layers[l];
+        size_t offs[2] = {L->w_off, L->b_off}, lens[2] = {L->n_w, L->n_b};
+        for (int t = 0; t < 2; t++) {
+            if (lens[t] == 0) continue;
+            if ((rc = dp_smoother_plan(&s->smooth[s->n_smooth], lens[t], 1.0, err))) return rc;
+            s->smooth_off[s->n_smooth++] = offs[t];
+        }
+    }
     return 0;
 }
 
 static void destroy(step_ctx *s)
 {
+    for (size_t t = 0; s->smooth && t < s->n_smooth; t++) dp_smoother_destroy(&s->smooth[t]);
+    free(s->smooth);
+    free(s->smooth_off);
     dp_model_destroy(&s->m);
     free(s->x);
     free(s->y);
@@ -276,7 +308,8 @@ int cli_bench(int argc, char **argv)
         printf("dperm bench: batch %zu, BLAS kernels %s, %d threads; medians of %d blocks of "
                ">= %.2g s\n", o.batch, dp_blas_corename(), o.threads, o.repeats, o.seconds);
         printf("GEMM 1024^3: dgemm %.1f GFLOP/s, sgemm %.1f GFLOP/s\n\n", dg, sg);
-        printf("%-22s %10s %14s %14s %8s\n", "model", "params", "sgd ex/s", "dp_sgd ex/s", "ratio");
+        printf("%-22s %10s %12s %12s %6s %12s %9s\n", "model", "params", "sgd ex/s",
+               "dp_sgd ex/s", "ratio", "dp_lssgd", "smoothing");
     }
     fflush(stdout);
     for (size_t k = 0; k < N_MODELS; k++) {
@@ -291,16 +324,18 @@ int cli_bench(int argc, char **argv)
             cli_print_error(&err);
             return EXIT_USAGE;
         }
-        double sgd, dp, ratio;
-        step_rates(&s, &o, &sgd, &dp, &ratio);
+        double sgd, dp, ratio, ls, ls_cost;
+        step_rates(&s, &o, &sgd, &dp, &ratio, &ls, &ls_cost);
         if (o.json) {
             printf("{\"model\": \"%s\", \"mode\": \"sgd\", \"batch\": %zu, \"examples_per_s\": %.1f}\n",
                    MODELS[k].name, o.batch, sgd);
             printf("{\"model\": \"%s\", \"mode\": \"dp_sgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
                    "\"ratio_to_sgd\": %.3f}\n", MODELS[k].name, o.batch, dp, ratio);
+            printf("{\"model\": \"%s\", \"mode\": \"dp_lssgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
+                   "\"smoothing_cost\": %.3f}\n", MODELS[k].name, o.batch, ls, ls_cost);
         } else {
-            printf("%-22s %10zu %14.0f %14.0f %8.2f\n", MODELS[k].name, s.m.n_params, sgd, dp,
-                   ratio);
+            printf("%-22s %10zu %12.0f %12.0f %6.2f %12.0f %+8.1f%%\n", MODELS[k].name,
+                   s.m.n_params, sgd, dp, ratio, ls, 100.0 * ls_cost);
         }
         fflush(stdout);
         destroy(&s);

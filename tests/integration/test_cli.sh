@@ -25,8 +25,8 @@ check "an unreachable target exits 2 with one line" sh -c "[ $? = 2 ] && grep -q
 
 "$DPERM" bench --model linear_784_10 --seconds 0.02 --repeats 1 --json > "$WORK/bench" 2>&1
 check "bench --json exits 0" [ $? = 0 ]
-check "bench reports dgemm, sgemm, sgd and dp_sgd lines" \
-  [ "$(jq -r '.kernel // .mode' "$WORK/bench" | sort | tr '\n' ' ')" = "dgemm dp_sgd sgd sgemm " ]
+check "bench reports dgemm, sgemm, sgd, dp_sgd and dp_lssgd lines" \
+  [ "$(jq -r '.kernel // .mode' "$WORK/bench" | sort | tr '\n' ' ')" = "dgemm dp_lssgd dp_sgd sgd sgemm " ]
 check "bench throughput is positive" sh -c "jq -e 'select(.examples_per_s) | .examples_per_s > 0 and .batch == 256' '$WORK/bench' | grep -qv false"
 "$DPERM" bench --model nope 2>/dev/null
 check "bench with an unknown model exits 2" [ $? = 2 ]
