@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "../../algorithms/privacy/accountant.h"
 #include "../../algorithms/privacy/rdp.h"
 #include "../../algorithms/privacy/theorems.h"
@@ -145,12 +146,7 @@ END_TEST
  * wherever Opacus found one; always meets the target, and 0.2% less noise would not. */
 START_TEST(sigma_calibration_reference)
 {
-    const char *dir = getenv("DPERM_REFERENCE");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/reference_sigma.json", dir && *dir ? dir : "tests/fixtures/privacy");
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    ck_assert_msg(root != NULL, "cannot read %s: %s", path, jerr.text);
+    json_t *root = test_load_reference("reference_sigma.json", "acc-2.1");
     size_t i, checked = 0;
     json_t *c;
     json_array_foreach(root, i, c) {

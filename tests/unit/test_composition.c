@@ -11,6 +11,7 @@
  *           no worse than a dense scan; per-step outputs consistent with the total.
  * comp-3.*  bad inputs: DP_EINVAL / DP_EPRIVACY with the parameter named.
  */
+#include "test_util.h"
 #include "../../algorithms/privacy/composition.h"
 
 #include <check.h>
@@ -308,27 +309,20 @@ END_TEST
 
 // ---- runner ---------------------------------------------------------------------------
 
-static void add_case(Suite *s, const char *name, const TTest *test, double timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, test);
-    suite_add_tcase(s, tc);
-}
 
 static Suite *composition_suite(void)
 {
     Suite *s = suite_create("composition");
-    add_case(s, "comp-1.1", test_basic, 30);
-    add_case(s, "comp-1.2", test_advanced, 30);
-    add_case(s, "comp-1.3", test_per_step, 30);
-    add_case(s, "comp-1.4", test_subsample, 30);
-    add_case(s, "comp-2.1", test_schedule_monotone, 60);
-    add_case(s, "comp-2.2", test_schedule_vs_rdp, 120);
-    add_case(s, "comp-2.3", test_schedule_one_step, 30);
-    add_case(s, "comp-2.4", test_schedule_split, 120);
-    add_case(s, "comp-2.5", test_schedule_extremes, 60);
-    add_case(s, "comp-3.1", test_bad_inputs, 30);
+    test_add_case(s, "comp-1.1", test_basic, 30);
+    test_add_case(s, "comp-1.2", test_advanced, 30);
+    test_add_case(s, "comp-1.3", test_per_step, 30);
+    test_add_case(s, "comp-1.4", test_subsample, 30);
+    test_add_case(s, "comp-2.1", test_schedule_monotone, 60);
+    test_add_case(s, "comp-2.2", test_schedule_vs_rdp, 120);
+    test_add_case(s, "comp-2.3", test_schedule_one_step, 30);
+    test_add_case(s, "comp-2.4", test_schedule_split, 120);
+    test_add_case(s, "comp-2.5", test_schedule_extremes, 60);
+    test_add_case(s, "comp-3.1", test_bad_inputs, 30);
     return s;
 }
 

@@ -13,6 +13,7 @@
  *           own higher moments), N = 1e5 seeded draws: reproducible, not luck.
  * mech-3.*  bad inputs: DP_EINVAL / DP_EPRIVACY with the parameter named, outputs kept.
  */
+#include "test_util.h"
 #include "../../algorithms/privacy/mechanisms.h"
 
 #include <check.h>
@@ -432,31 +433,24 @@ END_TEST
 
 // ---- runner ---------------------------------------------------------------------------
 
-static void add_case(Suite *s, const char *name, const TTest *test, double timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, test);
-    suite_add_tcase(s, tc);
-}
 
 static Suite *mechanisms_suite(void)
 {
     Suite *s = suite_create("mechanisms");
-    add_case(s, "mech-1.1", test_normal_cdf, 30);
-    add_case(s, "mech-1.2", test_delta_direct, 30);
-    add_case(s, "mech-1.3", test_calibrate_roundtrip, 60);
-    add_case(s, "mech-1.4", test_epsilon_roundtrip, 30);
-    add_case(s, "mech-1.5", test_monotone, 30);
-    add_case(s, "mech-1.6", test_balle_wang_alg1, 30);
-    add_case(s, "mech-1.7", test_analytic_below_classic, 30);
-    add_case(s, "mech-2.1", test_laplace, 30);
-    add_case(s, "mech-2.2", test_hdlaplace, 60);
-    add_case(s, "mech-2.3", test_zhang17_gaussian, 30);
-    add_case(s, "mech-2.4", test_zhang17_exact_delta, 30);
-    add_case(s, "mech-2.5", test_determinism, 30);
-    add_case(s, "mech-3.1", test_bad_inputs, 30);
-    add_case(s, "mech-3.2", test_extremes, 30);
+    test_add_case(s, "mech-1.1", test_normal_cdf, 30);
+    test_add_case(s, "mech-1.2", test_delta_direct, 30);
+    test_add_case(s, "mech-1.3", test_calibrate_roundtrip, 60);
+    test_add_case(s, "mech-1.4", test_epsilon_roundtrip, 30);
+    test_add_case(s, "mech-1.5", test_monotone, 30);
+    test_add_case(s, "mech-1.6", test_balle_wang_alg1, 30);
+    test_add_case(s, "mech-1.7", test_analytic_below_classic, 30);
+    test_add_case(s, "mech-2.1", test_laplace, 30);
+    test_add_case(s, "mech-2.2", test_hdlaplace, 60);
+    test_add_case(s, "mech-2.3", test_zhang17_gaussian, 30);
+    test_add_case(s, "mech-2.4", test_zhang17_exact_delta, 30);
+    test_add_case(s, "mech-2.5", test_determinism, 30);
+    test_add_case(s, "mech-3.1", test_bad_inputs, 30);
+    test_add_case(s, "mech-3.2", test_extremes, 30);
     return s;
 }
 

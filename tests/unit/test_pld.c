@@ -20,6 +20,7 @@
  * (pld-2.3); the linker then takes dp_pld_* from here and never pulls pld.o out of
  * libdperm.a (nothing else linked here refers to it).
  */
+#include "test_util.h"
 #include "../../algorithms/privacy/pld.c"
 #include "../../algorithms/privacy/rdp.h"
 
@@ -91,29 +92,7 @@ static double pld_delta(double q, double s, long T, double eps)
     return d;
 }
 
-/* Loads DIR/name as a JSON array; the reference files ship with the tests, so a missing
- * one fails the case. */
-static json_t *load_reference(const char *name, const char *case_id)
-{
-    const char *dir = getenv("DPERM_REFERENCE");
-    if (!dir || !*dir) dir = "tests/fixtures/privacy";
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    ck_assert_msg(root != NULL, "%s: cannot read %s (%s); run from the repository root or set "
-                  "DPERM_REFERENCE to the folder holding the privacy reference files",
-                  case_id, path, jerr.text);
-    ck_assert_msg(json_is_array(root), "%s is not a JSON array", path);
-    return root;
-}
 
-static double num(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_number(v), "field %s missing or not a number", key);
-    return json_number_value(v);
-}
 
 // ---- pld-1: dp_accounting -------------------------------------------------------------
 
@@ -121,7 +100,7 @@ static double num(json_t *obj, const char *key)
  * (the bar), and in practice within ~1e-6 (same construction, same interval). */
 START_TEST(test_reference)
 {
-    json_t *root = load_reference("reference_eps.json", "pld-1.1");
+    json_t *root = test_load_reference("reference_eps.json", "pld-1.1");
     double lo = 0.0, hi = 0.0;
     size_t k, n = 0;
     json_t *c;
@@ -129,8 +108,8 @@ START_TEST(test_reference)
         json_t *ref_v = json_object_get(c, "eps_pld_dpaccounting");
         if (json_is_null(ref_v)) continue;
         ck_assert_msg(json_is_number(ref_v), "case %zu: eps_pld_dpaccounting not a number", k);
-        double q = num(c, "q"), s = num(c, "sigma"), d = num(c, "delta");
-        long T = (long)num(c, "steps");
+        double q = test_num(c, "q"), s = test_num(c, "sigma"), d = test_num(c, "delta");
+        long T = (long)test_num(c, "steps");
         double ref = json_number_value(ref_v), e = pld_eps(q, s, T, d, 0.0);
         double rel = (e - ref) / ref;
         ck_assert_msg(rel >= -0.01 && rel <= 0.02,
@@ -449,29 +428,22 @@ END_TEST
 
 // ---- runner ---------------------------------------------------------------------------
 
-static void add_case(Suite *s, const char *name, const TTest *test, double timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, test);
-    suite_add_tcase(s, tc);
-}
 
 static Suite *pld_suite(void)
 {
     Suite *s = suite_create("pld");
-    add_case(s, "pld-1.1", test_reference, 900);
-    add_case(s, "pld-1.2", test_seed_papers, 300);
-    add_case(s, "pld-2.1", test_q1_delta, 120);
-    add_case(s, "pld-2.2", test_q1_epsilon, 120);
-    add_case(s, "pld-2.3", test_subsampled_one_step, 300);
-    add_case(s, "pld-3.1", test_monotone, 300);
-    add_case(s, "pld-3.2", test_below_rdp, 300);
-    add_case(s, "pld-3.3", test_consistent, 120);
-    add_case(s, "pld-3.4", test_reproducible, 120);
-    add_case(s, "pld-3.5", test_intervals, 120);
-    add_case(s, "pld-4.1", test_bad_inputs, 30);
-    add_case(s, "pld-4.2", test_no_nan, 300);
+    test_add_case(s, "pld-1.1", test_reference, 900);
+    test_add_case(s, "pld-1.2", test_seed_papers, 300);
+    test_add_case(s, "pld-2.1", test_q1_delta, 120);
+    test_add_case(s, "pld-2.2", test_q1_epsilon, 120);
+    test_add_case(s, "pld-2.3", test_subsampled_one_step, 300);
+    test_add_case(s, "pld-3.1", test_monotone, 300);
+    test_add_case(s, "pld-3.2", test_below_rdp, 300);
+    test_add_case(s, "pld-3.3", test_consistent, 120);
+    test_add_case(s, "pld-3.4", test_reproducible, 120);
+    test_add_case(s, "pld-3.5", test_intervals, 120);
+    test_add_case(s, "pld-4.1", test_bad_inputs, 30);
+    test_add_case(s, "pld-4.2", test_no_nan, 300);
     return s;
 }
 

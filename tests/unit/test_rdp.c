@@ -11,6 +11,7 @@
  *          integer order of the grid, direct numerical integration at fractional orders.
  * rdp-4.*  bad inputs (DP_EINVAL naming the parameter, DP_EPRIVACY), no NaN with status 0.
  */
+#include "test_util.h"
 #include "../../algorithms/privacy/rdp.h"
 
 #include <check.h>
@@ -68,29 +69,7 @@ static double eps_on_grid(const double *o, size_t n, double q, double sigma, lon
     return eps;
 }
 
-/* Loads DIR/name as a JSON array, or returns NULL after printing why the case is skipped. */
-static json_t *load_reference(const char *name, const char *case_id)
-{
-    const char *dir = getenv("DPERM_REFERENCE");
-    if (!dir || !*dir) dir = "tests/fixtures/privacy";
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    /* The reference files ship with the tests, so a missing one is a failure. */
-    ck_assert_msg(root != NULL, "%s: cannot read %s (%s); run from the repository root or set "
-                  "DPERM_REFERENCE to the folder holding the privacy reference files",
-                  case_id, path, jerr.text);
-    ck_assert_msg(json_is_array(root), "%s is not a JSON array", path);
-    return root;
-}
 
-static double num(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_number(v), "field %s missing or not a number", key);
-    return json_number_value(v);
-}
 
 // ---- rdp-1: epsilon against the references --------------------------------------------
 
@@ -98,16 +77,16 @@ static double num(json_t *obj, const char *key)
  * v1.4.0's get_privacy_spent is the improved conversion, not the classic one). */
 START_TEST(test_opacus_grid)
 {
-    json_t *root = load_reference("reference_eps.json", "rdp-1.1");
+    json_t *root = test_load_reference("reference_eps.json", "rdp-1.1");
     if (!root) return;
     double o[256];
     size_t n = opacus_orders(o), k;
     double worst = 0.0;
     json_t *c;
     json_array_foreach(root, k, c) {
-        double q = num(c, "q"), s = num(c, "sigma"), d = num(c, "delta");
-        long T = (long)num(c, "steps");
-        double ref = num(c, "eps_rdp_opacus");
+        double q = test_num(c, "q"), s = test_num(c, "sigma"), d = test_num(c, "delta");
+        long T = (long)test_num(c, "steps");
+        double ref = test_num(c, "eps_rdp_opacus");
         double e = eps_on_grid(o, n, q, s, T, d, DP_RDP_CONVERT_IMPROVED, NULL);
         ck_assert_msg(REL(e, ref) <= 1e-8, "q %g sigma %g steps %ld: %.10g vs Opacus %.10g", q,
                       s, T, e, ref);
@@ -125,7 +104,7 @@ END_TEST
  * be below it and equal to Opacus. */
 START_TEST(test_dpaccounting_grid)
 {
-    json_t *root = load_reference("reference_eps.json", "rdp-1.2");
+    json_t *root = test_load_reference("reference_eps.json", "rdp-1.2");
     if (!root) return;
     double o[256];
     size_t n = dpaccounting_orders(o), k;
@@ -133,9 +112,9 @@ START_TEST(test_dpaccounting_grid)
     int n_frac = 0;
     json_t *c;
     json_array_foreach(root, k, c) {
-        double q = num(c, "q"), s = num(c, "sigma"), d = num(c, "delta");
-        long T = (long)num(c, "steps");
-        double ref = num(c, "eps_rdp_dpaccounting"), opa = num(c, "eps_rdp_opacus"), best;
+        double q = test_num(c, "q"), s = test_num(c, "sigma"), d = test_num(c, "delta");
+        long T = (long)test_num(c, "steps");
+        double ref = test_num(c, "eps_rdp_dpaccounting"), opa = test_num(c, "eps_rdp_opacus"), best;
         double e = eps_on_grid(o, n, q, s, T, d, DP_RDP_CONVERT_IMPROVED, &best);
         if (best == floor(best)) {
             ck_assert_msg(REL(e, ref) <= 1e-8, "q %g sigma %g steps %ld: %.10g (order %g) vs "
@@ -160,15 +139,15 @@ END_TEST
  * (relative) of one of them or between them. */
 START_TEST(test_default_accountant)
 {
-    json_t *root = load_reference("reference_eps.json", "rdp-1.3");
+    json_t *root = test_load_reference("reference_eps.json", "rdp-1.3");
     if (!root) return;
     double worst_o = 0.0, worst_d = 0.0, worst_near = 0.0;
     size_t k;
     json_t *c;
     json_array_foreach(root, k, c) {
-        double q = num(c, "q"), s = num(c, "sigma"), d = num(c, "delta");
-        long T = (long)num(c, "steps");
-        double eo = num(c, "eps_rdp_opacus"), ed = num(c, "eps_rdp_dpaccounting");
+        double q = test_num(c, "q"), s = test_num(c, "sigma"), d = test_num(c, "delta");
+        long T = (long)test_num(c, "steps");
+        double eo = test_num(c, "eps_rdp_opacus"), ed = test_num(c, "eps_rdp_dpaccounting");
         double e = NAN, best = NAN;
         dp_err err;
         ck_assert_int_eq(dp_rdp_epsilon(q, s, T, d, DP_RDP_CONVERT_IMPROVED, &e, &best, &err), 0);
@@ -224,15 +203,15 @@ END_TEST
  * eps 0.1 targets Opacus refuses) the result meets the target and 0.1% less noise does not. */
 START_TEST(test_calibrate_reference)
 {
-    json_t *root = load_reference("reference_sigma.json", "rdp-2.1");
+    json_t *root = test_load_reference("reference_sigma.json", "rdp-2.1");
     if (!root) return;
     size_t k;
     json_t *c;
     double worst = 0.0;
     int n_ref = 0, n_null = 0;
     json_array_foreach(root, k, c) {
-        double q = num(c, "q"), d = num(c, "delta"), target = num(c, "target_epsilon");
-        long T = (long)num(c, "steps");
+        double q = test_num(c, "q"), d = test_num(c, "delta"), target = test_num(c, "target_epsilon");
+        long T = (long)test_num(c, "steps");
         json_t *ref = json_object_get(c, "sigma_opacus_rdp");
         double sigma = NAN, e = NAN, e_less = NAN;
         dp_err err;
@@ -537,31 +516,24 @@ END_TEST
 
 // ---- runner ---------------------------------------------------------------------------
 
-static void add_case(Suite *s, const char *name, const TTest *test, double timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, test);
-    suite_add_tcase(s, tc);
-}
 
 static Suite *rdp_suite(void)
 {
     Suite *s = suite_create("rdp");
-    add_case(s, "rdp-1.1", test_opacus_grid, 120);
-    add_case(s, "rdp-1.2", test_dpaccounting_grid, 120);
-    add_case(s, "rdp-1.3", test_default_accountant, 120);
-    add_case(s, "rdp-1.4", test_seed_papers, 30);
-    add_case(s, "rdp-2.1", test_calibrate_reference, 240);
-    add_case(s, "rdp-2.2", test_calibrate_unreachable, 30);
-    add_case(s, "rdp-3.1", test_monotone, 60);
-    add_case(s, "rdp-3.2", test_q_one, 30);
-    add_case(s, "rdp-3.3", test_int_frac_agree, 30);
-    add_case(s, "rdp-3.4", test_int_naive, 120);
-    add_case(s, "rdp-3.5", test_frac_integral, 60);
-    add_case(s, "rdp-3.6", test_default_orders, 30);
-    add_case(s, "rdp-4.1", test_bad_inputs, 30);
-    add_case(s, "rdp-4.2", test_no_nan, 120);
+    test_add_case(s, "rdp-1.1", test_opacus_grid, 120);
+    test_add_case(s, "rdp-1.2", test_dpaccounting_grid, 120);
+    test_add_case(s, "rdp-1.3", test_default_accountant, 120);
+    test_add_case(s, "rdp-1.4", test_seed_papers, 30);
+    test_add_case(s, "rdp-2.1", test_calibrate_reference, 240);
+    test_add_case(s, "rdp-2.2", test_calibrate_unreachable, 30);
+    test_add_case(s, "rdp-3.1", test_monotone, 60);
+    test_add_case(s, "rdp-3.2", test_q_one, 30);
+    test_add_case(s, "rdp-3.3", test_int_frac_agree, 30);
+    test_add_case(s, "rdp-3.4", test_int_naive, 120);
+    test_add_case(s, "rdp-3.5", test_frac_integral, 60);
+    test_add_case(s, "rdp-3.6", test_default_orders, 30);
+    test_add_case(s, "rdp-4.1", test_bad_inputs, 30);
+    test_add_case(s, "rdp-4.2", test_no_nan, 120);
     return s;
 }
 

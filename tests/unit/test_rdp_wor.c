@@ -20,6 +20,7 @@
  * (q 0.00256..0.9, sigma 0.5..12): 9e-13 relative where rdp > 1e-4, 8e-11 below, where
  * autodp's log(1 + x) is the less accurate side.
  */
+#include "test_util.h"
 #include "../../algorithms/privacy/rdp.h"
 
 #include <check.h>
@@ -562,32 +563,25 @@ END_TEST
 
 // ---- runner ---------------------------------------------------------------------------
 
-static void add_case(Suite *s, const char *name, const TTest *test, double timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, test);
-    suite_add_tcase(s, tc);
-}
 
 static Suite *rdp_wor_suite(void)
 {
     Suite *s = suite_create("rdp_wor");
-    add_case(s, "rdpwor-1.1", test_q_one, 30);
-    add_case(s, "rdpwor-1.2", test_naive, 30);
-    add_case(s, "rdpwor-1.3", test_small_q, 30);
-    add_case(s, "rdpwor-1.4", test_monotone, 60);
-    add_case(s, "rdpwor-1.5", test_above_poisson, 60);
-    add_case(s, "rdpwor-1.6", test_fractional, 60);
-    add_case(s, "rdpwor-1.7", test_sigma_floor, 30);
-    add_case(s, "rdpwor-1.8", test_no_nan, 60);
-    add_case(s, "rdpwor-2.1", test_curve_steps, 30);
-    add_case(s, "rdpwor-2.2", test_curve_mix, 30);
-    add_case(s, "rdpwor-2.3", test_curve_monotone, 30);
-    add_case(s, "rdpwor-2.4", test_curve_homogeneous, 60);
-    add_case(s, "rdpwor-2.5", test_curve_ownership, 30);
-    add_case(s, "rdpwor-3.1", test_bad_wor, 30);
-    add_case(s, "rdpwor-3.2", test_bad_curve, 30);
+    test_add_case(s, "rdpwor-1.1", test_q_one, 30);
+    test_add_case(s, "rdpwor-1.2", test_naive, 30);
+    test_add_case(s, "rdpwor-1.3", test_small_q, 30);
+    test_add_case(s, "rdpwor-1.4", test_monotone, 60);
+    test_add_case(s, "rdpwor-1.5", test_above_poisson, 60);
+    test_add_case(s, "rdpwor-1.6", test_fractional, 60);
+    test_add_case(s, "rdpwor-1.7", test_sigma_floor, 30);
+    test_add_case(s, "rdpwor-1.8", test_no_nan, 60);
+    test_add_case(s, "rdpwor-2.1", test_curve_steps, 30);
+    test_add_case(s, "rdpwor-2.2", test_curve_mix, 30);
+    test_add_case(s, "rdpwor-2.3", test_curve_monotone, 30);
+    test_add_case(s, "rdpwor-2.4", test_curve_homogeneous, 60);
+    test_add_case(s, "rdpwor-2.5", test_curve_ownership, 30);
+    test_add_case(s, "rdpwor-3.1", test_bad_wor, 30);
+    test_add_case(s, "rdpwor-3.2", test_bad_curve, 30);
     return s;
 }
 

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_util.h"
 #include "../../harness/gnuplot.h"
 #include "../../harness/report.h"
 
@@ -71,8 +72,7 @@ static void record(FILE *f, int index, const char *algo, double eps, int seed,
 /* A fresh folder with the main fixture (only_eps > 0: just the runs of that epsilon). */
 static void write_fixture(double only_eps)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dperm_test_report_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    test_tmpdir(tmpdir, sizeof tmpdir, "dperm_test_report_");
     char path[512];
     snprintf(path, sizeof path, "%s/runs.jsonl", tmpdir);
     FILE *f = fopen(path, "w");
@@ -92,8 +92,7 @@ static void write_fixture(double only_eps)
 /* A fresh folder whose runs.jsonl holds `text`. */
 static void write_runs(const char *text)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dperm_test_report_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    test_tmpdir(tmpdir, sizeof tmpdir, "dperm_test_report_");
     char path[512];
     snprintf(path, sizeof path, "%s/runs.jsonl", tmpdir);
     FILE *f = fopen(path, "w");
@@ -567,8 +566,7 @@ START_TEST(test_bad_inputs)
     remove_fixture();
 
     /* an empty runs.jsonl is malformed data, with a hint to run first */
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dperm_test_report_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    test_tmpdir(tmpdir, sizeof tmpdir, "dperm_test_report_");
     char path[512];
     snprintf(path, sizeof path, "%s/runs.jsonl", tmpdir);
     fclose(fopen(path, "w"));
@@ -584,8 +582,7 @@ static int build_with_gnuplot(const char *body, const char *spec_text, report_re
                               dp_err *err)
 {
     char bin[256], exe[300], *old = strdup(getenv("PATH") ? getenv("PATH") : "");
-    snprintf(bin, sizeof bin, "/tmp/dperm_test_path_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(bin));
+    test_tmpdir(bin, sizeof bin, "dperm_test_path_");
     snprintf(exe, sizeof exe, "%s/gnuplot", bin);
     if (body) {
         FILE *f = fopen(exe, "w");

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_util.h"
 #include "../../harness/flat.h"
 #include "../../harness/store.h"
 #include "../../harness/summary.h"
@@ -16,8 +17,7 @@ static char tmpdir[256];
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dperm-test-store.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    test_tmpdir(tmpdir, sizeof tmpdir, "dperm-test-store.");
 }
 
 static void teardown(void)

@@ -13,6 +13,7 @@
  * thm-4.*  InputPert: Thms 1 and 3, dperm's choice of c.
  * thm-5.*  bad inputs: DP_EINVAL naming the parameter, outputs untouched.
  */
+#include "test_util.h"
 #include "../../algorithms/privacy/theorems.h"
 
 #include <check.h>
@@ -96,39 +97,18 @@ START_TEST(test_lssgd_multiplier)
 }
 END_TEST
 
-static json_t *load_fixture(const char *name, const char *case_id)
-{
-    const char *dir = getenv("DPERM_REFERENCE");
-    if (!dir || !*dir) dir = "tests/fixtures/privacy";
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    /* The fixture ships with the tests, so a missing one is a failure. */
-    ck_assert_msg(root != NULL, "%s: cannot read %s (%s); run from the repository root or set "
-                  "DPERM_REFERENCE to the folder holding the privacy reference files", case_id,
-                  path, jerr.text);
-    ck_assert_msg(json_is_array(root), "%s is not a JSON array", path);
-    return root;
-}
 
-static double num(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_number(v), "field %s missing or not a number", key);
-    return json_number_value(v);
-}
 
 START_TEST(test_ls_constants_fixture)
 {
-    json_t *root = load_fixture("ls_constants.json", "thm-1.3");
+    json_t *root = test_load_reference("ls_constants.json", "thm-1.3");
     size_t k;
     json_t *c;
     double worst = 0.0;
     int seen[4] = {0};
     json_array_foreach(root, k, c) {
-        double s = num(c, "smoothing"), g_ref = num(c, "gamma"), b_ref = num(c, "beta");
-        long d = (long)num(c, "d");
+        double s = test_num(c, "smoothing"), g_ref = test_num(c, "gamma"), b_ref = test_num(c, "beta");
+        long d = (long)test_num(c, "d");
         double g = NAN, b = NAN, gd = NAN, bd = NAN;
         ck_assert_int_eq(dp_thm_lssgd_constants(s, d, &g, &b, NULL), 0);
         ck_assert_msg(REL(g, g_ref) <= 1e-12 && REL(b, b_ref) <= 1e-12,
@@ -448,30 +428,23 @@ END_TEST
 
 // ---- runner ---------------------------------------------------------------------------
 
-static void add_case(Suite *s, const char *name, const TTest *test, double timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, test);
-    suite_add_tcase(s, tc);
-}
 
 static Suite *theorems_suite(void)
 {
     Suite *s = suite_create("theorems");
-    add_case(s, "thm-1.1", test_lssgd_nu, 30);
-    add_case(s, "thm-1.2", test_lssgd_multiplier, 30);
-    add_case(s, "thm-1.3", test_ls_constants_fixture, 60);
-    add_case(s, "thm-1.4", test_ls_tables, 30);
-    add_case(s, "thm-1.5", test_ls_closed_vs_direct, 30);
-    add_case(s, "thm-2.1", test_zhang17_sensitivity, 30);
-    add_case(s, "thm-2.2", test_zhang17_thm2_thm3, 30);
-    add_case(s, "thm-2.3", test_zhang17_rrpsgd, 30);
-    add_case(s, "thm-2.4", test_zhang17_rounds, 30);
-    add_case(s, "thm-3.1", test_lecture15_values, 30);
-    add_case(s, "thm-3.2", test_lecture15_guarantee, 60);
-    add_case(s, "thm-4.1", test_inputpert, 30);
-    add_case(s, "thm-5.1", test_bad_inputs, 30);
+    test_add_case(s, "thm-1.1", test_lssgd_nu, 30);
+    test_add_case(s, "thm-1.2", test_lssgd_multiplier, 30);
+    test_add_case(s, "thm-1.3", test_ls_constants_fixture, 60);
+    test_add_case(s, "thm-1.4", test_ls_tables, 30);
+    test_add_case(s, "thm-1.5", test_ls_closed_vs_direct, 30);
+    test_add_case(s, "thm-2.1", test_zhang17_sensitivity, 30);
+    test_add_case(s, "thm-2.2", test_zhang17_thm2_thm3, 30);
+    test_add_case(s, "thm-2.3", test_zhang17_rrpsgd, 30);
+    test_add_case(s, "thm-2.4", test_zhang17_rounds, 30);
+    test_add_case(s, "thm-3.1", test_lecture15_values, 30);
+    test_add_case(s, "thm-3.2", test_lecture15_guarantee, 60);
+    test_add_case(s, "thm-4.1", test_inputpert, 30);
+    test_add_case(s, "thm-5.1", test_bad_inputs, 30);
     return s;
 }
 

@@ -1,0 +1,54 @@
+/* test_util.h: what several Check programs share: registering a case with a timeout,
+ * loading the privacy reference files, reading a numeric field, a fresh temp folder.
+ * Static inline: each test program is one translation unit that includes it. */
+#ifndef DPERM_TEST_UTIL_H
+#define DPERM_TEST_UTIL_H
+
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Add `test` as its own case `name` (used as the SQLite-style case id) with a timeout. */
+static inline void test_add_case(Suite *s, const char *name, const TTest *test, double timeout)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, timeout);
+    tcase_add_test(tc, test);
+    suite_add_tcase(s, tc);
+}
+
+/* DIR/name as a JSON array, DIR = $DPERM_REFERENCE or tests/fixtures/privacy (copies of
+ * shared/reference/privacy, relative to the repository root where `make` runs tests).
+ * The files ship with the tests, so a missing one fails the case. Caller json_decref's. */
+static inline json_t *test_load_reference(const char *name, const char *case_id)
+{
+    const char *dir = getenv("DPERM_REFERENCE");
+    if (!dir || !*dir) dir = "tests/fixtures/privacy";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    ck_assert_msg(root != NULL, "%s: cannot read %s (%s); run from the repository root or set "
+                  "DPERM_REFERENCE to the folder holding the privacy reference files",
+                  case_id, path, jerr.text);
+    ck_assert_msg(json_is_array(root), "%s is not a JSON array", path);
+    return root;
+}
+
+/* obj.key as a number; fails the case when missing or not a number. */
+static inline double test_num(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_number(v), "field %s missing or not a number", key);
+    return json_number_value(v);
+}
+
+/* A new empty folder /tmp/PREFIX<random> into buf (mkdtemp). */
+static inline void test_tmpdir(char *buf, size_t size, const char *prefix)
+{
+    snprintf(buf, size, "/tmp/%s" "XX" "XX" "XX", prefix); /* mkdtemp's six-letter template */
+    ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+#endif
