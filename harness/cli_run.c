@@ -26,6 +26,7 @@
 #include "progress.h"
 #include "provenance.h"
 #include "runner.h"
+#include "shard.h"
 #include "spec.h"
 #include "store.h"
 #include "summary.h"
@@ -45,6 +46,9 @@ static const char RUN_HELP[] =
     "      --only KEY=VALUE  keep runs whose KEY (dotted path) equals VALUE; repeatable\n"
     "                        (same key: any of the values; different keys: all)\n"
     "      --data-dir DIR    first folder to look for dataset files in\n"
+    "      --shard I/N       run only slice I (0..N-1) of N cost-balanced slices of the\n"
+    "                        grid, recorded in runs.I-of-N.jsonl (see `dperm merge`);\n"
+    "                        with --dry-run: the slice's runs and estimated costs\n"
     "  -q, --quiet           no progress output\n"
     "  -h, --help            this text\n"
     "\n"
@@ -60,6 +64,8 @@ typedef struct run_opts {
     char **only;
     size_t n_only;
     const char *data_dir;
+    int sharded;
+    shard_spec shard;
 } run_opts;
 
 /* Everything the parent knows about the sweep; shared read-only with the workers. */
@@ -68,9 +74,12 @@ typedef struct sweep {
     cfg_doc doc;
     grid g;               /* runs to consider (after --only) */
     run_spec *specs;      /* validated + calibrated, one per g.runs[i] */
+    uint64_t *cost;       /* --shard: estimated cost of each kept run */
+    uint64_t cost_kept, cost_all;
     char dir[PATH_MAX];
-    int fd;               /* runs.jsonl, O_APPEND */
-    char runs_path[PATH_MAX + 16];
+    int fd;               /* runs.jsonl (or the shard's file), O_APPEND */
+    char runs_path[PATH_MAX + 64];
+    char tmpdir[PATH_MAX + 32]; /* the workers' record files (one per shard) */
     progress prog;
     size_t n_failed;
 } sweep;
@@ -82,6 +91,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"resume", no_argument, 0, 'r'},       {"dry-run", no_argument, 0, 'n'},
         {"scale", required_argument, 0, 's'},  {"only", required_argument, 0, 'O'},
         {"data-dir", required_argument, 0, 'd'}, {"quiet", no_argument, 0, 'q'},
+        {"shard", required_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -112,6 +122,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
             break;
         case 'd': o->data_dir = optarg; break;
         case 'q': o->quiet = 1; break;
+        case 'S': {
+            dp_err e;
+            if (shard_parse(optarg, &o->shard, &e) != 0) return cli_usage_error("run", "%s", e.msg);
+            o->sharded = 1;
+            break;
+        }
         case 'h': fputs(RUN_HELP, stdout); exit(EXIT_OK);
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -169,6 +185,65 @@ static int prepare(sweep *s, dp_err *err)
     return 0;
 }
 
+/* Same model, same work per example: deep models are built once per distinct shape. */
+static int same_model(const run_spec *a, const run_spec *b)
+{
+    return a->deep == b->deep && a->loss == b->loss && !strcmp(a->model_name, b->model_name) &&
+           a->n_hidden == b->n_hidden &&
+           !memcmp(a->hidden, b->hidden, a->n_hidden * sizeof a->hidden[0]) &&
+           !strcmp(a->activation, b->activation) && a->in_c == b->in_c && a->in_h == b->in_h &&
+           a->in_w == b->in_w && a->synthetic.n_classes == b->synthetic.n_classes;
+}
+
+/* --shard I/N: keep this shard's runs (in grid order) and their estimated costs. The
+ * partition is computed over the runs after --only, so every shard process must be given
+ * the same --scale and --only (dperm slurm's script does). */
+static int select_shard(sweep *s, dp_err *err)
+{
+    size_t n = s->g.n;
+    uint64_t *cost = calloc(n ? n : 1, sizeof *cost), *work = calloc(n ? n : 1, sizeof *work);
+    const char **ids = calloc(n ? n : 1, sizeof *ids);
+    unsigned *owner = calloc(n ? n : 1, sizeof *owner);
+    int rc = 0;
+    if (!cost || !work || !ids || !owner) {
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && !same_model(&s->specs[j], &s->specs[i])) j++;
+        work[i] = j < i ? work[j] : shard_model_work(&s->specs[i]);
+        cost[i] = shard_run_cost(&s->specs[i], work[i]);
+        ids[i] = s->g.runs[i].id;
+    }
+    rc = shard_assign(ids, cost, n, s->opt.shard.count, owner, NULL, err);
+    if (rc) goto out;
+    /* Compact runs, specs and costs to this shard's, freeing the others' configs. */
+    size_t k = 0;
+    s->cost_all = s->cost_kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->cost_all = s->cost_all + cost[i] < s->cost_all ? UINT64_MAX : s->cost_all + cost[i];
+        if (owner[i] != s->opt.shard.index) {
+            cfg_free(s->g.runs[i].config);
+            continue;
+        }
+        s->cost_kept = s->cost_kept + cost[i] < s->cost_kept ? UINT64_MAX : s->cost_kept + cost[i];
+        s->g.runs[k] = s->g.runs[i];
+        s->specs[k] = s->specs[i];
+        cost[k] = cost[i];
+        k++;
+    }
+    s->g.n = k;
+    s->cost = cost;
+    cost = NULL;
+out:
+    free(cost);
+    free(work);
+    free(ids);
+    free(owner);
+    return rc;
+}
+
 static void dry_run(const sweep *s)
 {
     flat *fs = calloc(s->g.n ? s->g.n : 1, sizeof *fs);
@@ -190,9 +265,19 @@ static void dry_run(const sweep *s)
         }
         if (s->specs[i].train.algorithm == DP_ALGO_DP_SGD)
             printf("  (noise_multiplier %.4g)", s->specs[i].train.noise_multiplier);
+        if (s->cost) printf("  cost %.3g", (double)s->cost[i]);
         putchar('\n');
     }
-    if (s->g.n < s->g.n_total)
+    if (s->opt.sharded)
+        printf("shard %u/%u: %zu runs, estimated cost %.3g of %.3g (%.1f%%; a balanced share is "
+               "%.1f%%)\n",
+               s->opt.shard.index, s->opt.shard.count, s->g.n, (double)s->cost_kept,
+               (double)s->cost_all,
+               s->cost_all ? 100.0 * (double)s->cost_kept / (double)s->cost_all : 0.0,
+               100.0 / s->opt.shard.count);
+    if (s->opt.sharded)
+        ; /* the shard's line above says it */
+    else if (s->g.n < s->g.n_total)
         printf("%zu runs (of %zu in the grid; --only kept %zu)\n", s->g.n, s->g.n_total, s->g.n);
     else
         printf("%zu runs\n", s->g.n);
@@ -244,29 +329,47 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
     grid_destroy(&full);
     if (!manifest) return dp_err_set(err, DP_ENOMEM, "out of memory");
 
-    json_t *records = NULL;
-    snprintf(s->runs_path, sizeof s->runs_path, "%s/runs.jsonl", s->dir);
-    int have_runs = access(s->runs_path, F_OK) == 0;
-    if (have_runs) {
+    /* A shard appends to its own file only: no two processes ever append to one file,
+     * even on a shared file system where O_APPEND is not atomic across machines. */
+    json_t *records = NULL, *own = NULL, *old = NULL;
+    char fname[64] = "runs.jsonl";
+    if (s->opt.sharded) shard_file_name(&s->opt.shard, fname, sizeof fname);
+    snprintf(s->runs_path, sizeof s->runs_path, "%s/%s", s->dir, fname);
+    int have_own = access(s->runs_path, F_OK) == 0;
+    int have_any = store_has_records(s->dir);
+    if (have_any) {
+        /* Every file of the folder: a run done by any shard (or merged) is done. */
         rc = store_load(s->dir, &records, err);
         if (rc) goto out;
-        if (!s->opt.resume) {
+    }
+    if (have_own) {
+        rc = store_load_file(s->runs_path, &own, err);
+        if (rc) goto out;
+    }
+    /* Other shards' files are expected in a shard's folder; only its own file, or for
+     * a whole sweep any record, means this command was already run here. */
+    if ((s->opt.sharded ? have_own : have_any) && !s->opt.resume) {
+        if (s->opt.sharded)
+            rc = dp_err_set(err, DP_ESTATE, "%s already holds %zu run records of shard %u/%u",
+                            s->dir, json_array_size(own), s->opt.shard.index, s->opt.shard.count);
+        else
             rc = dp_err_set(err, DP_ESTATE, "%s already holds %zu run records", s->dir,
                             json_array_size(records));
-            dp_err_hint(err, "pass --resume to run only the missing runs, or --out DIR to start a new folder");
-            goto out;
-        }
-        snprintf(path, sizeof path, "%s/sweep.json", s->dir);
-        json_t *old = json_load_file(path, 0, NULL);
-        if (old && !json_equal(json_object_get(old, "ids"), json_object_get(manifest, "ids"))) {
-            rc = dp_err_set(err, DP_ESTATE,
-                            "%s: the expanded grid differs from the one this folder was started with",
-                            s->opt.config);
-            dp_err_hint(err, "a sweep's grid is fixed when it starts; restore the config, or use --out DIR for the new grid");
-            json_decref(old);
-            goto out;
-        }
-        json_decref(old);
+        dp_err_hint(err, "pass --resume to run only the missing runs, or --out DIR to start a new folder");
+        goto out;
+    }
+    /* The manifest: a shard checks it even in a folder without records yet, since
+     * another shard of a different grid may have started there a moment ago. */
+    snprintf(path, sizeof path, "%s/sweep.json", s->dir);
+    old = json_load_file(path, 0, NULL);
+    if (old && (have_any || s->opt.sharded) &&
+        !json_equal(json_object_get(old, "ids"), json_object_get(manifest, "ids"))) {
+        rc = dp_err_set(err, DP_ESTATE,
+                        "%s: the expanded grid differs from the one this folder was started with",
+                        s->opt.config);
+        dp_err_hint(err, "a sweep's grid is fixed when it starts; restore the config (and the same "
+                    "--scale), or use --out DIR for the new grid");
+        goto out;
     }
 
     /* Done = the last record of an id says ok or diverged; failed runs are retried. */
@@ -283,15 +386,19 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
         }
         if (!done) todo[(*n_todo)++] = i;
     }
-    for (size_t r = 0; records && r < json_array_size(records); r++) {
-        const char *st = json_string_value(json_object_get(json_array_get(records, r), "status"));
+    for (size_t r = 0; own && r < json_array_size(own); r++) {
+        const char *st = json_string_value(json_object_get(json_array_get(own, r), "status"));
         if (st && strcmp(st, "failed") == 0) n_failed_records++;
     }
 
     rc = store_mkdirs(s->dir, err);
     if (rc) goto out;
-    snprintf(path, sizeof path, "%s/.work", s->dir);
-    rc = store_mkdirs(path, err);
+    if (s->opt.sharded)
+        snprintf(s->tmpdir, sizeof s->tmpdir, "%s/.work.%u-of-%u", s->dir, s->opt.shard.index,
+                 s->opt.shard.count);
+    else
+        snprintf(s->tmpdir, sizeof s->tmpdir, "%s/.work", s->dir);
+    rc = store_mkdirs(s->tmpdir, err);
     if (rc) goto out;
     /* The config as given (report reads it) and the manifest, each replaced atomically. */
     char *text;
@@ -304,24 +411,27 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
     rc = store_write_atomic(path, text, len, err);
     free(text);
     if (rc) goto out;
-    char *mtext = store_json_dumps(manifest, 0);
-    if (!mtext) {
-        rc = dp_err_set(err, DP_ENOMEM, "out of memory");
-        goto out;
+    /* Shards of one grid write the same bytes; once there, their manifest stays. */
+    if (!(old && s->opt.sharded)) {
+        char *mtext = store_json_dumps(manifest, 0);
+        if (!mtext) {
+            rc = dp_err_set(err, DP_ENOMEM, "out of memory");
+            goto out;
+        }
+        snprintf(path, sizeof path, "%s/sweep.json", s->dir);
+        rc = store_write_atomic(path, mtext, strlen(mtext), err);
+        free(mtext);
+        if (rc) goto out;
     }
-    snprintf(path, sizeof path, "%s/sweep.json", s->dir);
-    rc = store_write_atomic(path, mtext, strlen(mtext), err);
-    free(mtext);
-    if (rc) goto out;
 
-    /* Retried failures are dropped from runs.jsonl first (atomically), so the file keeps
-     * one line per id. */
+    /* Retried failures are dropped from this process's file first (atomically), so the
+     * file keeps one line per id. */
     if (n_failed_records > 0) {
         char *buf = NULL;
         size_t blen = 0;
         FILE *f = open_memstream(&buf, &blen);
-        for (size_t r = 0; f && r < json_array_size(records); r++) {
-            json_t *rec = json_array_get(records, r);
+        for (size_t r = 0; f && r < json_array_size(own); r++) {
+            json_t *rec = json_array_get(own, r);
             const char *st = json_string_value(json_object_get(rec, "status"));
             if (st && strcmp(st, "failed") == 0) continue;
             char *line = store_json_dumps(rec, 0);
@@ -336,7 +446,7 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
         rc = store_write_atomic(s->runs_path, buf, blen, err);
         free(buf);
         if (rc) goto out;
-    } else if (have_runs) {
+    } else if (have_own) {
         /* A kill mid-append can leave a final line without newline: cut it off so the
          * next append starts on a fresh line. */
         struct stat st;
@@ -359,6 +469,8 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
     if (s->fd < 0) rc = dp_err_set(err, DP_EIO, "cannot open %s: %s", s->runs_path, strerror(errno));
 out:
     json_decref(records);
+    json_decref(own);
+    json_decref(old);
     json_decref(manifest);
     return rc;
 }
@@ -443,6 +555,7 @@ int cli_run(int argc, char **argv)
 
     rc = prepare(&s, &err);
     if (rc) goto fail;
+    if (s.opt.sharded && (rc = select_shard(&s, &err))) goto fail;
     if (s.opt.dry_run) {
         dry_run(&s);
         goto done;
@@ -460,26 +573,32 @@ int cli_run(int argc, char **argv)
                 s.g.n - n_todo, s.g.n, s.dir, n_todo);
     progress_init(&s.prog, stderr, n_todo, s.opt.quiet);
     int workers = s.opt.jobs < (int)n_todo ? s.opt.jobs : (int)(n_todo ? n_todo : 1);
-    char tmpdir[PATH_MAX + 8];
-    snprintf(tmpdir, sizeof tmpdir, "%s/.work", s.dir);
     pool_opts po = {.workers = workers,
                     .blas_threads = blas_env_threads_per_worker(workers),
-                    .tmpdir = tmpdir};
+                    .tmpdir = s.tmpdir};
     rc = pool_run(todo, n_todo, &po, run_job, job_done, &s, &err);
     progress_finish(&s.prog);
     close(s.fd);
     s.fd = -1;
-    rmdir(tmpdir);
+    rmdir(s.tmpdir);
 
-    /* summary.csv reflects everything recorded, even after an interrupt. */
+    /* summary.csv reflects everything recorded, even after an interrupt. Shards leave
+     * it to `dperm merge`: N processes rewriting one file from each other's half-written
+     * records would be wasted work. */
     dp_err serr;
-    int src = summary_write(s.dir, &serr);
+    int src = s.opt.sharded ? 0 : summary_write(s.dir, &serr);
     if (rc) goto fail;
     if (src) {
         cli_print_error(&serr);
         status = EXIT_RUNS_FAILED;
     }
-    if (!s.opt.quiet)
+    if (!s.opt.quiet && s.opt.sharded)
+        printf("dperm: shard %u/%u: %zu runs done in %s (%zu ok, %zu diverged, %zu failed); "
+               "when every shard is done: dperm merge %s\n",
+               s.opt.shard.index, s.opt.shard.count, s.prog.done, s.runs_path,
+               s.prog.done - s.prog.failed - s.prog.diverged, s.prog.diverged, s.prog.failed,
+               s.dir);
+    else if (!s.opt.quiet)
         printf("dperm: %zu runs done in %s (%zu ok, %zu diverged, %zu failed); "
                "tables and figures: dperm report %s\n",
                s.prog.done, s.dir, s.prog.done - s.prog.failed - s.prog.diverged,
@@ -505,6 +624,7 @@ done:
     if (s.fd >= 0) close(s.fd);
     free(todo);
     free(s.specs);
+    free(s.cost);
     grid_destroy(&s.g);
     cfg_doc_destroy(&s.doc);
     free(s.opt.only);

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "merge.h"
+
 /* ---- JSON text ------------------------------------------------------------------------ */
 
 /* Shortest decimal that reads back as the same double; integral values keep a ".0" so
@@ -167,8 +169,15 @@ static int write_all(int fd, const char *data, size_t len)
 
 int store_write_atomic(const char *path, const char *data, size_t len, dp_err *err)
 {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    /* Host and pid name the temporary: shards on several machines may write the same
+     * file (the sweep manifest) in one shared folder at once, and pids repeat across
+     * machines. Each rename is atomic, so the last one wins with a whole file. */
+    char tmp[PATH_MAX], host[64] = "";
+    if (gethostname(host, sizeof host) != 0) host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    for (char *h = host; *h; h++)
+        if (*h == '/') *h = '_';
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%s.%ld", path, host, (long)getpid()) >= (int)sizeof tmp)
         return dp_err_set(err, DP_EIO, "%s: path too long", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0)
@@ -249,7 +258,7 @@ static int read_file(const char *path, char **out, size_t *len, dp_err *err)
     return 0;
 }
 
-static int load_one(const char *path, json_t *records, dp_err *err)
+static int load_one(const char *path, json_t *records, json_t *origins, dp_err *err)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -273,6 +282,10 @@ static int load_one(const char *path, json_t *records, dp_err *err)
                                      rec ? "expected a JSON object" : jerr.text);
             }
             json_array_append_new(records, rec);
+            if (origins) {
+                const char *base = strrchr(path, '/');
+                json_array_append_new(origins, json_sprintf("%s:%d", base ? base + 1 : path, line));
+            }
         }
         p = nl + 1;
     }
@@ -280,29 +293,75 @@ static int load_one(const char *path, json_t *records, dp_err *err)
     return 0;
 }
 
-int store_load(const char *dir, json_t **records, dp_err *err)
+int store_has_records(const char *dir)
 {
     char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+    if (access(path, F_OK) == 0) return 1;
+    glob_t g;
+    snprintf(path, sizeof path, "%s/runs.*-of-*.jsonl", dir);
+    int grc = glob(path, 0, NULL, &g);
+    int found = grc == 0 && g.gl_pathc > 0;
+    if (grc == 0) globfree(&g);
+    return found;
+}
+
+int store_load_file(const char *path, json_t **records, dp_err *err)
+{
     json_t *all = json_array();
     if (!all) return dp_err_set(err, DP_ENOMEM, "out of memory");
-    snprintf(path, sizeof path, "%s/runs.jsonl", dir);
-    int have_main = access(path, F_OK) == 0;
-    int rc = have_main ? load_one(path, all, err) : 0;
-
-    glob_t g;
-    snprintf(path, sizeof path, "%s/runs.*.jsonl", dir);
-    int grc = glob(path, 0, NULL, &g); /* glob sorts by name */
-    if (rc == 0 && grc == 0)
-        for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) rc = load_one(g.gl_pathv[i], all, err);
-    if (grc == 0) globfree(&g);
-    if (rc == 0 && !have_main && grc != 0) {
-        rc = dp_err_set(err, DP_EIO, "%s/runs.jsonl: no run records here", dir);
-        dp_err_hint(err, "run `dperm run CONFIG` first, or give the folder it wrote (results/<experiment>)");
-    }
+    int rc = load_one(path, all, NULL, err);
     if (rc) {
         json_decref(all);
         return rc;
     }
     *records = all;
     return 0;
+}
+
+int store_load_stats(const char *dir, json_t **records, store_load_info *info, dp_err *err)
+{
+    char path[PATH_MAX];
+    json_t *all = json_array(), *origins = json_array();
+    store_load_info inf = {0};
+    if (!all || !origins) {
+        json_decref(all);
+        json_decref(origins);
+        return dp_err_set(err, DP_ENOMEM, "out of memory");
+    }
+    snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+    int have_main = access(path, F_OK) == 0;
+    int rc = have_main ? load_one(path, all, origins, err) : 0;
+    inf.n_files = have_main;
+
+    glob_t g;
+    snprintf(path, sizeof path, "%s/runs.*-of-*.jsonl", dir);
+    int grc = glob(path, 0, NULL, &g); /* glob sorts by name */
+    if (rc == 0 && grc == 0)
+        for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
+            rc = load_one(g.gl_pathv[i], all, origins, err);
+            inf.n_files++;
+        }
+    if (grc == 0) globfree(&g);
+    if (rc == 0 && !have_main && grc != 0) {
+        rc = dp_err_set(err, DP_EIO, "%s/runs.jsonl: no run records here", dir);
+        dp_err_hint(err, "run `dperm run CONFIG` first, or give the folder it wrote (results/<experiment>)");
+    }
+    json_t *merged = NULL;
+    merge_stats ms = {0};
+    if (rc == 0) rc = merge_records(all, origins, &merged, &ms, err);
+    json_decref(all);
+    json_decref(origins);
+    if (rc) return rc;
+    inf.n_read = ms.n_read;
+    inf.n_duplicates = ms.n_duplicates;
+    inf.n_superseded = ms.n_superseded;
+    if (info) *info = inf;
+    *records = merged;
+    return 0;
+}
+
+int store_load(const char *dir, json_t **records, dp_err *err)
+{
+    return store_load_stats(dir, records, NULL, err);
 }

@@ -6,6 +6,8 @@
  *   sweep.json    the manifest: experiment, scale, --only filters, every expanded run id
  *   runs.jsonl    one JSON object per finished run (record schema below), appended as
  *                 whole lines by one process with one write(2) each, fsync'd
+ *   runs.<I>-of-<N>.jsonl  the same, written by shard I of N (dperm run --shard I/N);
+ *                 `dperm merge` combines every file into runs.jsonl
  *   summary.csv   one flat row per run, rewritten atomically at the end of a sweep
  *
  * Record (schema 1), one line of runs.jsonl:
@@ -33,11 +35,32 @@
 
 #include "../algorithms/base/err.h"
 
-/* Read every complete record of DIR/runs.jsonl (and shard files DIR/runs.*.jsonl, in
- * name order) into a new JSON array (*records, caller json_decref's). A trailing line
- * without newline is ignored; any other unparsable line is DP_EDATA naming FILE:LINE.
- * A missing runs.jsonl is DP_EIO with a hint. */
+/* Read every complete record of DIR/runs.jsonl and of the shard files
+ * DIR/runs.<I>-of-<N>.jsonl (in name order) and combine them into one record per run id
+ * (merge.h's rules: equal results once, a failed record gives way to a success) in a new
+ * JSON array (*records, caller json_decref's). So every reader of a folder (run --resume,
+ * report, summary, merge) sees the same runs, whether or not the shards were merged.
+ * A trailing line without newline is ignored; any other unparsable line is DP_EDATA
+ * naming FILE:LINE; two different results for one id are DP_EDATA naming both places.
+ * A folder with no record file at all is DP_EIO with a hint. */
 int store_load(const char *dir, json_t **records, dp_err *err);
+
+typedef struct store_load_info {
+    size_t n_files;       /* record files read */
+    size_t n_read;        /* records read */
+    size_t n_duplicates;  /* dropped: the same result was already read */
+    size_t n_superseded;  /* dropped: failed records of runs that later succeeded */
+} store_load_info;
+
+/* store_load, also saying what was read and dropped (info may be NULL). */
+int store_load_stats(const char *dir, json_t **records, store_load_info *info, dp_err *err);
+
+/* 1 when DIR holds runs.jsonl or a shard file, else 0. Cannot fail. */
+int store_has_records(const char *dir);
+
+/* The complete records of one file, as they are (no combining), into a new array.
+ * DP_EIO when it cannot be read, DP_EDATA for a malformed line. */
+int store_load_file(const char *path, json_t **records, dp_err *err);
 
 /* Write `len` bytes to path atomically (temp file in the same folder, fsync, rename,
  * fsync folder). On failure the old file is untouched. */
