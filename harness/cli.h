@@ -15,6 +15,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 int cli_run(int argc, char **argv);
 int cli_report(int argc, char **argv);
+int cli_merge(int argc, char **argv);
+int cli_slurm(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_privacy(int argc, char **argv);
 int cli_bench(int argc, char **argv);

@@ -15,6 +15,8 @@ static const char REPORT_HELP[] =
     "\n"
     "Aggregate DIR/runs.jsonl (mean ± std over seeds) into the tables and figures of the\n"
     "experiment's `report:` section (DIR/config.yaml), or default ones. Nothing is re-run.\n"
+    "The shard files DIR/runs.I-of-N.jsonl are read too (combined as `dperm merge` does,\n"
+    "in memory), so a sharded sweep can be reported before or without merging.\n"
     "Writes DIR/tables/*.md|.csv, DIR/figures/*.png (+ .gp script and .dat data), and\n"
     "DIR/report.md.\n"
     "\n"

@@ -16,6 +16,8 @@ static const char MAIN_HELP[] =
     "commands:\n"
     "  run CONFIG.yaml     expand an experiment grid and execute its runs in parallel\n"
     "  report DIR          tables and figures from DIR/runs.jsonl (no re-running)\n"
+    "  merge DIR           combine the shard files of DIR into runs.jsonl (run --shard I/N)\n"
+    "  slurm CONFIG.yaml   write (and --submit) a Slurm job array running the grid in shards\n"
     "  list WHAT           algorithms | models | datasets | accountants\n"
     "  privacy ...         privacy calculator (epsilon for a noise level, noise for a target)\n"
     "  data ...            dataset discovery and checksums (real dataset loaders)\n"
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run")) return cli_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "report")) return cli_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge")) return cli_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "slurm")) return cli_slurm(argc - 1, argv + 1);
     if (!strcmp(cmd, "list")) return cli_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "privacy")) return cli_privacy(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cli_bench(argc - 1, argv + 1);
