@@ -15,9 +15,10 @@ typedef struct dp_dataset {
     char name[64];
     size_t n;        /* examples */
     size_t d;        /* features per example */
-    int n_classes;   /* >= 2 for classification */
+    int n_classes;   /* >= 2 for classification, 0 for regression */
     double *x;       /* (n, d) features */
-    int *y;          /* (n) class index in [0, n_classes) */
+    int *y;          /* (n) class index in [0, n_classes); NULL for regression */
+    double *t;       /* (n) real regression target; NULL for classification */
 } dp_dataset;
 
 /* Parameters of the synthetic classification generator. */
@@ -39,9 +40,14 @@ typedef struct dp_synthetic_params {
 int dp_synthetic_make(dp_dataset *out, const dp_synthetic_params *p, dp_err *err);
 
 /* Split `all` into train (first n_train of a seeded permutation) and test (the rest).
- * Copies rows; `all` is unchanged. n_train in [1, all->n - 1]. */
+ * Copies rows (x, and y or t); `all` is unchanged. n_train in [1, all->n - 1]. */
 int dp_dataset_split(const dp_dataset *all, size_t n_train, uint64_t seed,
                      dp_dataset *train, dp_dataset *test, dp_err *err);
+
+/* Allocate an (n, d) dataset with x and, for n_classes >= 2, y, else t (regression).
+ * Contents uninitialised. DP_ENOMEM (err says how large) leaves *ds empty. */
+int dp_dataset_alloc(dp_dataset *ds, const char *name, size_t n, size_t d, int n_classes,
+                     dp_err *err);
 
 /* Free the arrays and zero the struct. Safe on a zeroed or NULL dataset. */
 void dp_dataset_destroy(dp_dataset *ds);
