@@ -45,7 +45,7 @@ GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 .DEFAULT_GOAL := all
 
 # ---- targets --------------------------------------------------------------------------
-.PHONY: all help deps lib test test-unit test-integration test-asan reproduce clean check-deps
+.PHONY: all help deps lib test test-unit test-integration test-asan test-slurm reproduce clean check-deps
 
 all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
 
@@ -112,6 +112,11 @@ ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-s
 test-asan: deps ## unit and integration tests under -fsanitize=address,undefined (build-asan/)
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin CFLAGS="$(ASAN_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" test-unit test-integration
+
+# A real single-node Slurm cluster on this machine (root; installs slurm-wlm and munge
+# when missing), a grid through `dperm slurm --submit`; five minutes at most.
+test-slurm: all ## as root: the Slurm job-array workflow on a one-node cluster (tests/slurm/)
+	@DPERM=$(CURDIR)/$(BIN)/dperm timeout -k 10 300 bash tests/slurm/test_slurm.sh
 
 reproduce: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
 	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume
