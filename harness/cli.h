@@ -20,5 +20,6 @@ int cli_slurm(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_privacy(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_data(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@
 #include "blas_env.h"
 #include "cli.h"
 #include "config.h"
+#include "data_cache.h"
 #include "flat.h"
 #include "grid.h"
 #include "pool.h"
@@ -74,6 +75,7 @@ typedef struct sweep {
     cfg_doc doc;
     grid g;               /* runs to consider (after --only) */
     run_spec *specs;      /* validated + calibrated, one per g.runs[i] */
+    data_cache data;      /* real datasets, loaded once before the workers fork */
     uint64_t *cost;       /* --shard: estimated cost of each kept run */
     uint64_t cost_kept, cost_all;
     char dir[PATH_MAX];
@@ -147,6 +149,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
 /* Validate and calibrate every run before anything is written. */
 static int prepare(sweep *s, dp_err *err)
 {
+    data_cache_init(&s->data, s->opt.data_dir, s->opt.quiet ? NULL : stderr);
     int rc = cfg_parse_file(&s->doc, s->opt.config, err);
     if (rc == 0) rc = spec_check_document(s->doc.root, err);
     if (rc == 0)
@@ -157,6 +160,7 @@ static int prepare(sweep *s, dp_err *err)
     for (size_t i = 0; i < s->g.n; i++) {
         run_spec *sp = &s->specs[i];
         rc = spec_from_config(s->g.runs[i].config, sp, err);
+        if (rc == 0) rc = data_cache_bind(&s->data, sp, s->g.runs[i].config, err);
         /* Runs of a grid share few distinct (q, steps, delta, epsilon): reuse them. */
         for (size_t j = 0; rc == 0 && j < i; j++) {
             const run_spec *o = &s->specs[j];
@@ -625,6 +629,7 @@ done:
     free(todo);
     free(s.specs);
     free(s.cost);
+    data_cache_destroy(&s.data);
     grid_destroy(&s.g);
     cfg_doc_destroy(&s.doc);
     free(s.opt.only);

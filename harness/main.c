@@ -20,7 +20,7 @@ static const char MAIN_HELP[] =
     "  slurm CONFIG.yaml   write (and --submit) a Slurm job array running the grid in shards\n"
     "  list WHAT           algorithms | models | datasets | accountants\n"
     "  privacy ...         privacy calculator (epsilon for a noise level, noise for a target)\n"
-    "  data ...            dataset discovery and checksums (real dataset loaders)\n"
+    "  data ...            real datasets: list | info NAME | check (where, shapes, checksums)\n"
     "  bench ...           throughput benchmark of per-example gradients\n"
     "\n"
     "  dperm COMMAND --help   options of a command\n"
@@ -52,11 +52,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "list")) return cli_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "privacy")) return cli_privacy(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cli_bench(argc - 1, argv + 1);
-    if (!strcmp(cmd, "data")) {
-        fprintf(stderr, "dperm %s: this command is reserved and not part of this version yet "
-                        "(see README.md, \"Roadmap\")\n", cmd);
-        return EXIT_USAGE;
-    }
+    if (!strcmp(cmd, "data")) return cli_data(argc - 1, argv + 1);
     fprintf(stderr, "dperm: unknown command '%s'; see `dperm --help`\n", cmd);
     return EXIT_USAGE;
 }

@@ -3,6 +3,7 @@
 
 #include "../algorithms/models/model.h"
 #include "../algorithms/privacy/accountant.h"
+#include "../datasets/data.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,10 +25,14 @@ static registry_entry MODELS[MAX_MODELS] = {
 };
 static size_t n_models = 2;
 
-static const registry_entry DATASETS[] = {
+/* synthetic, then the real datasets of the datasets catalog (filled on first use from
+ * dp_data_list, its own table; `dperm data list` says which are present). */
+#define MAX_DATASETS 32
+static registry_entry DATASETS[MAX_DATASETS] = {
     {"synthetic", "seeded n x d classification data in the unit ball, separable to a margin",
      "dperm (datasets/synthetic.c)"},
 };
+static size_t n_datasets = 1;
 
 /* Filled from the accountant module (its names and descriptions are the source of
  * truth), on first use: the table is constant afterwards. */
@@ -46,6 +51,19 @@ static void fill_models(registry *table)
     table->n = n_models;
 }
 
+static void fill_datasets(registry *table)
+{
+    if (n_datasets > 1) return;
+    size_t n;
+    const dp_data_info *all = dp_data_list(&n);
+    for (size_t i = 0; i < n && n_datasets < MAX_DATASETS; i++, n_datasets++) {
+        DATASETS[n_datasets].name = all[i].name;
+        DATASETS[n_datasets].description = all[i].description;
+        DATASETS[n_datasets].source = all[i].source;
+    }
+    table->n = n_datasets;
+}
+
 static void fill_accountants(void)
 {
     if (ACCOUNTANTS[0].name) return;
@@ -59,7 +77,7 @@ static void fill_accountants(void)
 static registry TABLES[] = {
     {"algorithms", ALGORITHMS, COUNT(ALGORITHMS)},
     {"models", MODELS, 2}, /* grows to the zoo's models in fill_models */
-    {"datasets", DATASETS, COUNT(DATASETS)},
+    {"datasets", DATASETS, 1}, /* grows to the catalog's datasets in fill_datasets */
     {"accountants", ACCOUNTANTS, COUNT(ACCOUNTANTS)},
 };
 
@@ -69,6 +87,7 @@ const registry *registry_find(const char *what)
 {
     fill_accountants();
     fill_models(&TABLES[1]);
+    fill_datasets(&TABLES[2]);
     for (size_t i = 0; i < COUNT(TABLES); i++)
         if (strcmp(TABLES[i].what, what) == 0) return &TABLES[i];
     return NULL;
@@ -85,6 +104,7 @@ const registry *const *registry_all(void)
 {
     fill_accountants();
     fill_models(&TABLES[1]);
+    fill_datasets(&TABLES[2]);
     return ALL;
 }
 

@@ -13,8 +13,7 @@
 
 size_t runner_train_size(const run_spec *s)
 {
-    size_t n = s->synthetic.n;
-    return n - (size_t)llround((double)n * s->test_fraction);
+    return s->n_train;
 }
 
 long runner_planned_steps(const run_spec *s)
@@ -117,24 +116,34 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     dp_model deep = {0};
     dp_train_result res = {0};
     const char *status = "failed";
-    int rc = dp_synthetic_make(&all, &s->synthetic, &err);
-    if (rc == 0)
-        rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train, &test, &err);
+    /* Real data were loaded and split once by the parent (data_cache.c); the worker reads
+     * them in place. Synthetic data are generated here, per run (cheap, and seeded). */
+    const dp_dataset *tr = &train, *te = &test;
+    int rc = 0;
+    if (s->bound) {
+        tr = &s->bound->train;
+        te = s->data.evaluate_on_validation ? &s->bound->validation : &s->bound->test;
+    } else {
+        rc = dp_synthetic_make(&all, &s->synthetic, &err);
+        if (rc == 0)
+            rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train, &test,
+                                  &err);
+    }
     if (rc == 0 && s->deep) {
         /* Workspaces for up to 512 examples at a time; larger (Poisson) batches are
          * processed in pieces with identical sums. */
         size_t max_batch = s->train.batch_size < 512 ? s->train.batch_size : 512;
         rc = dp_model_build_named(&deep, s->model_name, s->n_hidden ? s->hidden : NULL,
                                   s->n_hidden, s->activation, s->in_c, s->in_h, s->in_w,
-                                  train.n_classes, max_batch, s->seed, &err);
+                                  tr->n_classes, max_batch, s->seed, &err);
         if (rc == 0)
-            rc = dp_train_model(&deep, &s->train, s->l2, train.x, train.y, train.n, test.x,
-                                test.y, test.n, &res, &err);
+            rc = dp_train_model(&deep, &s->train, s->l2, tr->x, tr->y, tr->n, te->x, te->y,
+                                te->n, &res, &err);
     } else if (rc == 0) {
-        rc = dp_linear_init(&model, s->loss, train.d, train.n_classes, s->l2, &err);
+        rc = dp_linear_init(&model, s->loss, tr->d, tr->n_classes, s->l2, &err);
         if (rc == 0)
-            rc = dp_train_linear(&model, &s->train, train.x, train.y, train.n, test.x, test.y,
-                                 test.n, &res, &err);
+            rc = dp_train_linear(&model, &s->train, tr->x, tr->y, tr->n, te->x, te->y, te->n,
+                                 &res, &err);
     }
     if (rc == 0) status = res.diverged ? "diverged" : "ok";
 
@@ -154,6 +163,9 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     json_object_set_new(rec, "status", json_string(status));
     if (rc != 0) json_object_set_new(rec, "message", json_string(err.msg));
     json_object_set_new(rec, "config", cfg_to_json(run->config));
+    /* Which data the run really used (mnist or its fallback), with file sums and every
+     * preprocessing choice, defaults included. */
+    if (s->bound_record) json_object_set_new(rec, "dataset", json_deep_copy(s->bound_record));
     const dp_curve_point *f = &res.final;
     json_t *m = json_object();
     json_object_set_new(m, "test_accuracy", num(rc ? NAN : f->test_accuracy));

@@ -22,7 +22,9 @@
  *   scales              map NAME -> map           overrides deep-merged by --scale NAME
  *   report              map                       tables, figures (below); not in runs
  *
- *   dataset.name        string, required          synthetic
+ *   dataset.name        string, required          synthetic, or a real dataset: its keys
+ *                                                 are in spec_data.c (split, scale, ...)
+ *   (synthetic only:)
  *   dataset.n           int >= 10                 2000 (examples, train + test)
  *   dataset.d           int >= 1                  20
  *   dataset.classes     int >= 2                  2
@@ -79,16 +81,25 @@
 static const char *const RUN_KEYS[] = {"experiment", "paper", "description", "dataset",
                                        "model",      "privacy", "train",     "algorithm",
                                        "epsilon",    "seed"};
-static const char *const DATASET_KEYS[] = {"name",        "n",    "d",            "classes",
-                                           "margin",      "label_noise", "seed",
-                                           "test_fraction", "shape"};
+static const char *const DATASET_KEYS[] = {
+    "name",  "n",     "d",         "classes", "margin",   "label_noise", "seed",   "test_fraction",
+    "shape", "split", "scale",     "normalize", "one_hot", "labels",     "positive",
+    "target_scale", "missing", "subsample", "evaluate", "fallback"};
 static const char *const PRIVACY_KEYS[] = {"delta", "accountant"};
 static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr",
                                          "eval_every"};
 static const char *const LR_KEYS[] = {"schedule", "value", "a", "step_at", "factor"};
 static const char *const ALGO_KEYS[] = {"name", "clip", "noise_multiplier"};
 
-static const char *const DATASETS[] = {"synthetic"};
+/* synthetic, then the real datasets of datasets/catalog.c (for did-you-mean). */
+static const char *const DATASETS[] = {"synthetic",  "mnist",         "fashion_mnist",
+                                       "cifar10",    "adult",         "bank",
+                                       "bank_additional", "credit_default", "wine_quality",
+                                       "bike",       "kddcup99",      "breast_cancer",
+                                       "iris",       "credit_fraud"};
+static const char *const REAL_ONLY[] = {"split", "scale", "normalize", "one_hot", "labels",
+                                        "positive", "target_scale", "missing", "subsample",
+                                        "evaluate", "fallback"};
 /* In the order of dp_accountant (accountant.h): index + 1 is the enum value. */
 static const char *const ACCOUNTANTS[] = {"rdp", "rdp_classic", "moments", "rdp_wor",
                                           "pld", "advanced", "basic", "lssgd_theorem1"};
@@ -140,8 +151,14 @@ static int read_dataset(const cfg_node *ds, run_spec *out, size_t *n_train, dp_e
     int idx = 0, rc;
     if ((rc = spec_check_keys(ds, "dataset", DATASET_KEYS, COUNT(DATASET_KEYS), err)) ||
         (rc = spec_read_enum(ds, "dataset", "name", 1, 0, "dataset", DATASETS,
-                             COUNT(DATASETS), &idx, err)) ||
-        (rc = spec_read_int(ds, "dataset", "n", 0, 2000, 10, LONG_MAX, &n, err)) ||
+                             COUNT(DATASETS), &idx, err)))
+        return rc;
+    if (idx > 0) return spec_read_real_dataset(ds, out, err);
+    for (size_t i = 0; i < COUNT(REAL_ONLY); i++)
+        if (cfg_get(ds, REAL_ONLY[i]))
+            return cfg_error(err, cfg_get(ds, REAL_ONLY[i]), 1, "dataset.%s applies to the real "
+                             "datasets, not to synthetic", REAL_ONLY[i]);
+    if ((rc = spec_read_int(ds, "dataset", "n", 0, 2000, 10, LONG_MAX, &n, err)) ||
         (rc = spec_read_int(ds, "dataset", "d", 0, 20, 1, LONG_MAX, &d, err)) ||
         (rc = spec_read_int(ds, "dataset", "classes", 0, 2, 2, INT_MAX, &classes, err)) ||
         (rc = spec_read_number(ds, "dataset", "margin", 0, 0.05,
@@ -170,6 +187,8 @@ static int read_dataset(const cfg_node *ds, run_spec *out, size_t *n_train, dp_e
                                                            : "no training examples");
     }
     *n_train = (size_t)n - (size_t)n_test;
+    out->n_train = *n_train;
+    out->n_test = (size_t)n_test;
     return read_shape(ds, out, err);
 }
 
@@ -389,8 +408,13 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         (rc = read_algorithm(algo, out, err)) ||
         (rc = need_block(root, "train", 1, &train, err)) ||
         (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->synthetic.n,
-                         n_train, &out->train, err)))
+                         out->real ? SIZE_MAX : n_train, &out->train, err)))
         return rc;
+    if (out->real && dp_data_find(out->dataset)->regression)
+        return cfg_error(err, cfg_get(model, "type"), 0,
+                         "%s is a regression dataset (real target) and dperm's trainer fits "
+                         "classifiers only so far; `dperm data info %s` shows it",
+                         out->dataset, out->dataset);
     /* A private run's default sampling is the one its accountant analyses. */
     if (out->train.algorithm == DP_ALGO_DP_SGD && !cfg_get(train, "sampling"))
         out->train.sampling = spec_accountant_sampling(out->accountant_kind);

@@ -12,6 +12,7 @@
 
 #include "../algorithms/privacy/accountant.h"
 #include "../algorithms/train.h"
+#include "../datasets/data.h"
 #include "../datasets/dataset.h"
 #include "config.h"
 
@@ -20,10 +21,17 @@
 typedef struct run_spec {
     char experiment[128];
     /* dataset */
-    char dataset[64];                 /* "synthetic" (the only one until real loaders) */
-    dp_synthetic_params synthetic;    /* dataset.{n,d,classes,margin,label_noise,seed} */
+    char dataset[64];                 /* "synthetic" or a real dataset's name */
+    dp_synthetic_params synthetic;    /* dataset.{n,d,classes,margin,label_noise,seed};
+                                         for real data d and n_classes once bound */
     double test_fraction;             /* dataset.test_fraction in (0, 1), default 0.2 */
     int in_c, in_h, in_w;             /* dataset.shape, default 1 x 1 x d */
+    int real;                         /* a named real dataset (spec_data.c) */
+    dp_data_opts data;                /* its options, paper defaults filled in */
+    size_t n_train, n_test;           /* examples trained on / evaluated on (real data:
+                                         known once bound) */
+    const dp_data *bound;             /* real data: loaded once per sweep, not owned */
+    void *bound_record;               /* json_t * describing it for records, not owned */
     /* model (spec_model.c) */
     char model_name[32];              /* model.type */
     int deep;                         /* 1: a deep model by name (dp_train_model) */
@@ -52,6 +60,11 @@ int spec_check_document(const cfg_node *root, dp_err *err);
  * <= training examples, logistic needs 2 classes, dp_sgd needs clip and either epsilon
  * or noise_multiplier, ...). DP_ECONFIG with a position on error. */
 int spec_from_config(const cfg_node *resolved, run_spec *out, dp_err *err);
+
+/* Real datasets: attach the loaded data d to s (validated by spec_from_config from the
+ * run config root) and do the checks that need it: shape, classes, batch size <= the
+ * training examples, the model's fit. DP_ECONFIG at the config's position on error. */
+int spec_bind_data(run_spec *s, const cfg_node *root, const dp_data *d, dp_err *err);
 
 /* The batch sampling an accountant's analysis assumes: DP_SAMPLING_WOR for rdp_wor and
  * lssgd_theorem1, DP_SAMPLING_POISSON for every other. */

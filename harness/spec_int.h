@@ -54,8 +54,15 @@ int spec_read_enum(const cfg_node *blk, const char *bname, const char *key, int 
 int spec_read_string(const cfg_node *blk, const char *bname, const char *key,
                      const char **out, dp_err *err);
 
-/* The model block into out (spec_model.c); out's dataset fields must be filled. */
+/* The model block into out (spec_model.c); out's dataset fields must be filled. For
+ * real datasets the fit is checked later (spec_bind_data). */
 int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err);
+
+/* Whether the model of out fits its data (classes, shape): an error at model.type. */
+int spec_check_model_fit(const cfg_node *model, run_spec *out, dp_err *err);
+
+/* The dataset block of a real dataset (spec_data.c); dataset.name is known to exist. */
+int spec_read_real_dataset(const cfg_node *ds, run_spec *out, dp_err *err);
 
 /* [A-Za-z0-9_.-]+ and not "." or "..": safe as one file or folder name. 1 or 0. */
 int spec_safe_name(const char *s);

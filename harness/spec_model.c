@@ -8,6 +8,8 @@
  *                     which exist for 784 and 3072 inputs only
  *   model.activation  deep models: relu (default) | tanh | tempered_sigmoid | sigmoid
  *
+ * For a real dataset the fit needs the loaded data's shape and classes: spec_bind_data
+ * (spec_data.c) calls spec_check_model_fit once they are known.
  * The fit is checked by building the model once, for one example, on the data's shape
  * (dataset.shape, default 1 x 1 x d): a model that does not fit the data is a config error
  * at model.type whose message names the layer, its input and the data's shape.
@@ -57,7 +59,6 @@ int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
                                err)))
         return rc;
     snprintf(out->model_name, sizeof out->model_name, "%s", MODEL_TYPES[idx]);
-    const cfg_node *type = cfg_get(model, "type");
     if (idx <= 1) { /* linear */
         out->deep = 0;
         out->loss = idx == 0 ? DP_LOSS_LOGISTIC : DP_LOSS_SOFTMAX;
@@ -66,11 +67,7 @@ int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
                                                            : cfg_get(model, "activation"),
                              1, "model.%s applies to deep models, not to %s",
                              cfg_get(model, "hidden") ? "hidden" : "activation", out->model_name);
-        if (out->loss == DP_LOSS_LOGISTIC && out->synthetic.n_classes != 2)
-            return cfg_error(err, type, 0,
-                             "model.type logistic needs 2 classes; dataset.classes is %d: use "
-                             "softmax", out->synthetic.n_classes);
-        return 0;
+        return out->real ? 0 : spec_check_model_fit(model, out, err);
     }
     out->deep = 1;
     out->loss = DP_LOSS_SOFTMAX;
@@ -79,6 +76,25 @@ int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
         (rc = read_hidden(model, out, err)))
         return rc;
     snprintf(out->activation, sizeof out->activation, "%s", ACTIVATIONS[act]);
+    return out->real ? 0 : spec_check_model_fit(model, out, err);
+}
+
+int spec_check_model_fit(const cfg_node *model, run_spec *out, dp_err *err)
+{
+    const cfg_node *type = cfg_get(model, "type");
+    int rc;
+    if (!out->deep) {
+        if (out->loss == DP_LOSS_LOGISTIC && out->synthetic.n_classes != 2 && out->real)
+            return cfg_error(err, type, 0,
+                             "model.type logistic needs 2 classes; %s has %d here: use "
+                             "softmax, or dataset.labels: pm1 with dataset.positive",
+                             out->dataset, out->synthetic.n_classes);
+        if (out->loss == DP_LOSS_LOGISTIC && out->synthetic.n_classes != 2)
+            return cfg_error(err, type, 0,
+                             "model.type logistic needs 2 classes; dataset.classes is %d: use "
+                             "softmax", out->synthetic.n_classes);
+        return 0;
+    }
 
     dp_model m;
     dp_err merr;

@@ -54,9 +54,12 @@ START_TEST(listed_names_validate)
         for (size_t i = 0; i < r->n; i++) {
             run_spec s;
             dp_err err;
-            ck_assert_msg(validate_with(tables[t], r->entries[i].name, &s, &err) == 0,
-                          "%s '%s' is listed but rejected: %s", tables[t], r->entries[i].name,
-                          err.msg);
+            int rc = validate_with(tables[t], r->entries[i].name, &s, &err);
+            /* The regression datasets load (`dperm data info`) but no trainer fits a real
+             * target yet: their rejection must say exactly that. */
+            if (rc && strstr(err.msg, "is a regression dataset (real target)")) continue;
+            ck_assert_msg(rc == 0, "%s '%s' is listed but rejected: %s", tables[t],
+                          r->entries[i].name, err.msg);
         }
     }
 }

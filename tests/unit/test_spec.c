@@ -367,8 +367,11 @@ START_TEST(test_run_dataset)
     spec_err(run_with(4, "  nn: 200\n", NULL), 4, 3,
              "unknown key 'nn' in dataset; did you mean 'n'?");
     spec_err(run_with(3, "", NULL), 2, 1, "dataset: missing required key 'name'");
-    spec_err(run_with(3, "  name: mnist\n", NULL), 3, 9,
-             "unknown dataset 'mnist' (known: synthetic)");
+    spec_err(run_with(3, "  name: imagenet\n", NULL), 3, 9,
+             "unknown dataset 'imagenet' (known: synthetic, mnist, fashion_mnist");
+    /* real datasets have their own size: the synthetic generator's keys are refused */
+    spec_err(run_with(3, "  name: mnist\n", NULL), 4, 3,
+             "dataset.n applies to the synthetic dataset only; mnist has its own size");
     spec_err(run_with(3, "  name: synthetc\n", NULL), 3, 9, "did you mean 'synthetic'?");
     spec_err(run_with(4, "  n: 5\n", NULL), 4, 6, "dataset.n must be >= 10, got 5");
     spec_err(run_with(4, "  n: many\n", NULL), 4, 6, "dataset.n: expected an integer");
