@@ -114,6 +114,8 @@ uint64_t shard_model_work(const run_spec *s)
             w = L->n_w;
         else if (L->spec.kind == DP_LAYER_CONV)
             w = mul_sat(L->n_w, (uint64_t)L->out_h * (uint64_t)L->out_w);
+        else if (L->spec.kind == DP_LAYER_FLATTEN)
+            w = 0; /* a reinterpretation of the memory, no work */
         else
             w = L->out_size;
         work = add_sat(work, w);

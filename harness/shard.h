@@ -13,7 +13,8 @@
  * x 2 for private runs (per-example clipping roughly doubles a step), i.e.
  * epochs x n_train x model size. Model size: k (d + 1) for a linear model with k outputs,
  * and for deep models the multiply-adds of one forward pass (dense: weights; conv:
- * weights x output positions; other layers: their output size). A proxy, not a timing:
+ * weights x output positions; activations and pools: their output size; flatten:
+ * nothing). A proxy, not a timing:
  * it only has to rank runs and add up roughly in proportion to their time.
  */
 #ifndef DPERM_SHARD_H
