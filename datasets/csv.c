@@ -63,7 +63,8 @@ int dp_csv_next(dp_csv *c, int *blank, dp_err *err)
         if (!gzgets(f, c->buf + len, (int)(c->cap - len))) {
             int z;
             const char *m = gzerror(f, &z);
-            /* Z_BUF_ERROR here is zlib's "unexpected end of file": a truncated .gz. */
+            /* Z_BUF_ERROR here is zlib's "unexpected end of file": a truncated .gz. Checked
+             * even with a partial line in hand: it is the cut-off end of the stream. */
             if (z != Z_OK)
                 return dp_err_set_at(err, DP_EDATA, c->path, (int)c->line + 1, 0,
                                      "corrupt or truncated gzip data: %s", m);
@@ -77,7 +78,14 @@ int dp_csv_next(dp_csv *c, int *blank, dp_err *err)
         }
         len += strlen(c->buf + len);
         if (len > 0 && c->buf[len - 1] == '\n') break;
-        if (gzeof(f)) break;
+        if (gzeof(f)) {
+            int z;
+            const char *m = gzerror(f, &z);
+            if (z != Z_OK)
+                return dp_err_set_at(err, DP_EDATA, c->path, (int)c->line + 1, 0,
+                                     "corrupt or truncated gzip data: %s", m);
+            break;
+        }
         if (len < c->cap - 1) {
             /* gzgets stopped early without newline or EOF: a NUL byte in the line. */
             return dp_err_set_at(err, DP_EDATA, c->path, (int)c->line + 1, 0,
