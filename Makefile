@@ -9,10 +9,11 @@ BIN     := bin
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian packages: BLAS, FFT, YAML, JSON, SHA-256 (run ids, checksums), gzip, unit tests,
-# figures, and the MNIST-shaped dataset every fresh Debian machine can have.
+# figures, the MNIST-shaped dataset every fresh Debian machine can have, and curl + unzip
+# for `make data`.
 DEB_PACKAGES := build-essential pkg-config libopenblas-dev libfftw3-dev libyaml-dev \
                 libjansson-dev nettle-dev zlib1g-dev check libsubunit-dev gnuplot-nox \
-                dataset-fashion-mnist jq
+                dataset-fashion-mnist jq curl unzip
 PKGS     := openblas fftw3 yaml-0.1 jansson nettle zlib
 
 # Recursively expanded on purpose: pkg-config must run after `deps` has installed the
@@ -121,6 +122,9 @@ test-slurm: all ## as root: the Slurm job-array workflow on a one-node cluster (
 reproduce: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
 	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume
 	$(BIN)/dperm report results/quick
+
+data: deps ## download the real datasets into datasets/data/, verified against datasets/checksums.sha256
+	@sh datasets/fetch.sh
 
 check-deps: ## fail when a file includes across a forbidden direction
 	@bad=$$(grep -nE '#include "\.\./(\.\./)?harness/' algorithms -r datasets -r; \
