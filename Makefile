@@ -46,7 +46,7 @@ GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 .DEFAULT_GOAL := all
 
 # ---- targets --------------------------------------------------------------------------
-.PHONY: all help deps lib test test-unit test-integration test-asan test-slurm reproduce clean check-deps
+.PHONY: all help deps lib test test-unit test-integration test-asan test-slurm reproduce clean check-deps data
 
 all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
 

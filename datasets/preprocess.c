@@ -56,6 +56,8 @@ static int relabel(dp_raw *raw, const dp_data_opts *o, unsigned char *keep, dp_e
     if ((o->n_classes_keep || o->labels == DP_LABELS_PM1) && !raw->y)
         return dp_err_set(err, DP_EINVAL, "dataset.%s: %s is a regression dataset (no classes)",
                           o->n_classes_keep ? "classes" : "labels", o->name);
+    if (o->n_classes_keep == 1)
+        return dp_err_set(err, DP_EINVAL, "dataset.classes: keep at least 2 classes");
     if (o->n_classes_keep) {
         int map[DP_DATA_MAX_CLASSES];
         for (int k = 0; k < DP_DATA_MAX_CLASSES; k++) map[k] = -1;
