@@ -197,7 +197,10 @@ static void sgd_step(loop *L, const size_t *batch, size_t nb, double eta, dp_rng
     size_t P = ops->n_params;
     memset(L->g, 0, P * sizeof *L->g);
     ops->grad_sum(ops->ctx, batch, nb, L->clip, L->g);
-    if (L->noise_std > 0.0) dp_rng_add_gaussian(noise, L->g, P, L->noise_std);
+    /* The step's noise on as many threads as the BLAS uses; its numbers do not depend on
+     * how many (rng.h). */
+    if (L->noise_std > 0.0)
+        dp_rng_add_gaussian_par(noise, L->g, P, L->noise_std, dp_blas_threads());
 
     double b = (double)L->cfg->batch_size, mu = ops->l2;
     double *w = ops->w;

@@ -29,6 +29,7 @@
  *   - below(n): rejection of the low 2^64 mod n values, then modulo: exactly uniform.
  */
 #include "rng.h"
+#include "rng_int.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -199,10 +200,14 @@ void dp_rng_shuffle(dp_rng *r, size_t *idx, size_t n)
 #define ZIG_M 4503599627370496.0     /* 2^52: magnitudes are 52-bit integers */
 
 /* ki[i]: magnitudes below it lie inside layer i's rectangle (accepted at once);
- * wi[i]: magnitude -> x; fi[i] = exp(-x_i^2 / 2) at the layer's edge x_i. */
-static uint64_t zig_ki[ZIG_LAYERS];
-static double zig_wi[ZIG_LAYERS], zig_fi[ZIG_LAYERS];
+ * wi[i]: magnitude -> x; fi[i] = exp(-x_i^2 / 2) at the layer's edge x_i. Written once
+ * (pthread_once), read-only afterwards; noise.c reads ki and wi for its fast path. */
+uint64_t dp_zig_ki[ZIG_LAYERS];
+double dp_zig_wi[ZIG_LAYERS];
+static double zig_fi[ZIG_LAYERS];
 static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
+#define zig_ki dp_zig_ki
+#define zig_wi dp_zig_wi
 
 /* Marsaglia & Tsang's table set-up (their zigset), for 256 layers and 52-bit magnitudes.
  * Deterministic: the same tables, bit for bit, in every process. */
@@ -225,11 +230,11 @@ static void zig_setup(void)
     }
 }
 
-/* One normal; the tables must be built. Inlined into the noise loops below. */
-static inline double zig_draw(dp_rng *r)
+/* One normal whose first ziggurat trial uses the 64-bit word u; a rejected trial goes on
+ * with draws from r. The tables must be built. */
+static inline double zig_from(dp_rng *r, uint64_t u)
 {
     for (;;) {
-        uint64_t u = dp_rng_u64(r);
         unsigned idx = (unsigned)(u & 0xff);
         int negative = (int)((u >> 8) & 1);
         uint64_t rabs = (u >> 9) & 0x000fffffffffffffULL;
@@ -246,7 +251,24 @@ static inline double zig_draw(dp_rng *r)
         /* In the wedge: accept under the density, else start over. */
         if (zig_fi[idx] + dp_rng_uniform(r) * (zig_fi[idx - 1] - zig_fi[idx]) < exp(-0.5 * x * x))
             return negative ? -x : x;
+        u = dp_rng_u64(r);
     }
+}
+
+/* One normal; the tables must be built. Inlined into the noise loops below. */
+static inline double zig_draw(dp_rng *r)
+{
+    return zig_from(r, dp_rng_u64(r));
+}
+
+void dp_zig_tables(void)
+{
+    pthread_once(&zig_once, zig_setup);
+}
+
+double dp_zig_finish(dp_rng *r, uint64_t u)
+{
+    return zig_from(r, u);
 }
 
 double dp_rng_gaussian(dp_rng *r)
@@ -267,57 +289,6 @@ void dp_rng_add_gaussianf(dp_rng *r, float *out, size_t n, double sigma)
 {
     pthread_once(&zig_once, zig_setup);
     for (size_t i = 0; i < n; i++) out[i] = (float)((double)out[i] + sigma * zig_draw(r));
-}
-
-// ---- noise vectors in parallel ------------------------------------------------------------
-
-typedef struct noise_job {
-    uint64_t key, stream0;   /* chunk j uses stream dp_mix64(stream0, j) */
-    double *out;
-    size_t n;
-    double sigma;
-    int first, step;         /* this job's chunks: first, first + step, ... */
-} noise_job;
-
-static void *noise_worker(void *arg)
-{
-    const noise_job *job = arg;
-    size_t chunks = (job->n + DP_NOISE_CHUNK - 1) / DP_NOISE_CHUNK;
-    for (size_t j = (size_t)job->first; j < chunks; j += (size_t)job->step) {
-        dp_rng c;
-        dp_rng_init(&c, job->key, dp_mix64(job->stream0, (uint64_t)j));
-        size_t lo = j * DP_NOISE_CHUNK, hi = lo + DP_NOISE_CHUNK < job->n ? lo + DP_NOISE_CHUNK : job->n;
-        for (size_t i = lo; i < hi; i++) job->out[i] += job->sigma * zig_draw(&c);
-    }
-    return NULL;
-}
-
-void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads)
-{
-    pthread_once(&zig_once, zig_setup);
-    noise_job jobs[DP_NOISE_MAX_THREADS];
-    pthread_t tid[DP_NOISE_MAX_THREADS];
-    int started[DP_NOISE_MAX_THREADS] = {0};
-    size_t chunks = (n + DP_NOISE_CHUNK - 1) / DP_NOISE_CHUNK;
-    if (threads < 1) threads = 1;
-    if (threads > DP_NOISE_MAX_THREADS) threads = DP_NOISE_MAX_THREADS;
-    if ((size_t)threads > chunks) threads = chunks > 0 ? (int)chunks : 1;
-    /* The chunks' streams hang off this call's place in r's stream; r then moves on by
-     * one block, so the next call draws different noise. */
-    uint64_t stream0 = dp_mix64(r->stream, r->position);
-    r->position++;
-    r->used = DP_RNG_WORDS;
-    for (int t = 0; t < threads; t++)
-        jobs[t] = (noise_job){.key = r->key, .stream0 = stream0, .out = out, .n = n,
-                              .sigma = sigma, .first = t, .step = threads};
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tid[t], NULL, noise_worker, &jobs[t]) == 0;
-    noise_worker(&jobs[0]);
-    /* A thread that could not start leaves its chunks to this one: same numbers. */
-    for (int t = 1; t < threads; t++) {
-        if (started[t]) pthread_join(tid[t], NULL);
-        else noise_worker(&jobs[t]);
-    }
 }
 
 double dp_rng_laplace(dp_rng *r, double b)

@@ -95,3 +95,9 @@ void dp_blas_set_threads(int n)
 {
     openblas_set_num_threads(n < 1 ? 1 : n);
 }
+
+int dp_blas_threads(void)
+{
+    int n = openblas_get_num_threads();
+    return n < 1 ? 1 : n;
+}

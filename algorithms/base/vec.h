@@ -35,5 +35,8 @@ const char *dp_blas_corename(void);
 const char *dp_blas_config(void);
 /* Set the BLAS thread count (openblas_set_num_threads). */
 void dp_blas_set_threads(int n);
+/* The BLAS thread count in force (openblas_get_num_threads), >= 1: other parallel work of
+ * a step (the noise) uses as many. */
+int dp_blas_threads(void);
 
 #endif
