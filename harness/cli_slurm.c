@@ -340,6 +340,9 @@ int cli_slurm(int argc, char **argv)
         n = (long)g.n;
     }
     long max_par = o.max_parallel && o.max_parallel < n ? o.max_parallel : n;
+    if (n > 1000)
+        fprintf(stderr, "dperm: note: %ld array tasks; Slurm's default MaxArraySize (1001) allows "
+                        "1000: if sbatch refuses, use --runs-per-task or fewer --shards\n", n);
 
     /* Absolute paths: the jobs start wherever Slurm puts them. */
     ssize_t el = readlink("/proc/self/exe", p->exe, sizeof p->exe - 1);
