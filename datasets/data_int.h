@@ -35,7 +35,8 @@ void dp_raw_destroy(dp_raw *r);
 /* ---- readers (each validates everything it reads; errors name file and record) ------- */
 
 /* IDX (LeCun's MNIST format, also Fashion-MNIST): idx3 images (magic 2051), idx1 labels
- * (magic 2049), plain or gzip. Appends to *raw (the first call sets the shape). */
+ * (magic 2049), plain or gzip. Appends to *raw (the first call sets the shape). The
+ * readers below may leave arrays in *raw on failure: free it with dp_raw_destroy. */
 int dp_idx_read(dp_raw *raw, const char *images_path, const char *labels_path,
                 dp_err *err);
 

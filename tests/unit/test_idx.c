@@ -75,9 +75,11 @@ static void write_idx(const char *img, const char *lab, unsigned magic, unsigned
     free(l);
 }
 
+/* raw must be zeroed or hold a previous table: a failed read leaves its arrays to the
+ * caller (dp_raw_destroy), as load.c does. */
 static int read_idx(const char *img, const char *lab, dp_raw *raw, dp_err *e)
 {
-    memset(raw, 0, sizeof *raw);
+    dp_raw_destroy(raw);
     dp_err_clear(e);
     return dp_idx_read(raw, path(img), path(lab), e);
 }
@@ -98,7 +100,7 @@ START_TEST(test_idx_plain_and_gz)
     const char *names[2][2] = {{"i.idx3", "l.idx1"}, {"i.idx3.gz", "l.idx1.gz"}};
     for (int g = 0; g < 2; g++) {
         write_idx(names[g][0], names[g][1], 2051, 3, 3, 2, 2, 0, 0, 0);
-        dp_raw raw;
+        dp_raw raw = {0};
         dp_err e;
         ck_assert_int_eq(read_idx(names[g][0], names[g][1], &raw, &e), DP_OK);
         ck_assert_uint_eq(raw.n, 3);
@@ -119,7 +121,7 @@ END_TEST
 
 START_TEST(test_idx_corrupt)
 {
-    dp_raw raw;
+    dp_raw raw = {0};
     dp_err e;
     /* idx-2.1 bad magic */
     write_idx("a", "b", 2049, 3, 3, 2, 2, 0, 0, 0);
@@ -160,6 +162,7 @@ START_TEST(test_idx_corrupt)
     /* idx-2.9 a missing file */
     ck_assert_int_eq(read_idx("nope", "b", &raw, &e), DP_EIO);
     ck_assert_str_eq(e.msg, "cannot open the file");
+    dp_raw_destroy(&raw);
 }
 END_TEST
 
