@@ -1,16 +1,24 @@
-/* train.h: training a linear model with a (private) first-order optimizer, with curves.
+/* train.h: training a model with a (private) first-order optimizer, with curves.
  *
- * This is the optimizer entry point the harness calls. Issue-2 scope: mini-batch SGD and
- * DP-SGD (Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1) on dp_linear models.
+ * This is the optimizer entry point the harness calls for the first-order family of the
+ * five papers, one loop with orthogonal choices:
+ *   privacy   DP_ALGO_SGD (non-private) or DP_ALGO_DP_SGD (per-example clipping + noise)
+ *   batches   shuffle, Poisson, without replacement, or the full training set (GD)
+ *   update    plain gradient step or Adam (Kingma & Ba 2014, Alg. 1)
+ *   smoothing DP-LSSGD's A_s^{-1} (Wang et al., eq. 4) of the privatized direction
+ * so sgd, gd, adam, dp_sgd, dp_gd, dp_adam, dp_lssgd and dp_lsadam are settings of it.
  *
  * DP-SGD step, as in DPlis Alg. 1 / Lecture15 Alg. 4:
- *   batch B_t (fixed size b from a per-epoch shuffle, Poisson with rate q = b/n, or an
- *   independent uniform b-subset per step),
+ *   batch B_t (fixed size b from a per-epoch shuffle, Poisson with rate q = b/n, an
+ *   independent uniform b-subset per step, or all n examples with b = n),
  *   g_i = per-example gradient, clipped: g_i * min(1, C / ||g_i||),
- *   g   = (sum_i clipped g_i + N(0, sigma^2 C^2 I)) / b     (b = expected batch size for
- *          Poisson; an empty Poisson batch is a valid, noise-only step),
- *   w  -= eta_t (g + mu w).
- * With sigma = 0 and C = inf this is exactly mini-batch SGD (tested bit for bit).
+ *   d   = (sum_i clipped g_i + N(0, sigma^2 C^2 I)) / b + mu w  (b = expected batch size
+ *          for Poisson; an empty Poisson batch is a valid, noise-only step),
+ *   d  <- A_s^{-1} d per parameter tensor when smoothing s > 0 (DP-LSSGD Alg. 1;
+ *          DP-LSAdam: the smoothed direction feeds Adam, DP-LSSGD §4.2),
+ *   w  -= eta_t d, or Adam's step on d.
+ * With sigma = 0 and C = inf this is exactly mini-batch SGD, and with s = 0 DP-LSSGD is
+ * DP-SGD (both tested bit for bit).
  */
 #ifndef DPERM_TRAIN_H
 #define DPERM_TRAIN_H
@@ -25,12 +33,22 @@ typedef enum { DP_ALGO_SGD = 1, DP_ALGO_DP_SGD = 2 } dp_algorithm;
 /* shuffle: disjoint batches of a per-epoch permutation; poisson: each example with
  * probability b/n (the analysis of rdp, pld, moments); wor: each step an independent
  * uniform subset of exactly b examples (the analysis of rdp_wor). */
-typedef enum { DP_SAMPLING_SHUFFLE = 1, DP_SAMPLING_POISSON = 2, DP_SAMPLING_WOR = 3 } dp_sampling;
+typedef enum {
+    DP_SAMPLING_SHUFFLE = 1,
+    DP_SAMPLING_POISSON = 2,
+    DP_SAMPLING_WOR = 3,
+    DP_SAMPLING_FULL = 4 /* every step the whole training set, b = n: gradient descent */
+} dp_sampling;
 typedef enum {
     DP_LR_CONSTANT = 1,  /* eta_t = lr */
     DP_LR_INVERSE_T = 2, /* eta_t = a / t, t = 1, 2, ... the iteration (DP-LSSGD §4.1) */
-    DP_LR_STEP = 3       /* eta_t = lr * factor^(number of boundaries passed: t > step_at) */
+    DP_LR_STEP = 3,      /* eta_t = lr * factor^(number of boundaries passed: t > step_at) */
+    DP_LR_INVERSE_SQRT_T = 4 /* eta_t = a / sqrt(t) (Bassily et al. 2014's decay) */
 } dp_lr_schedule;
+typedef enum {
+    DP_UPDATE_SGD = 0,   /* w -= eta_t d */
+    DP_UPDATE_ADAM = 1   /* Adam on d, bias-corrected moments (Kingma & Ba 2014, Alg. 1) */
+} dp_update;
 
 typedef struct dp_train_cfg {
     dp_algorithm algorithm;
@@ -44,6 +62,11 @@ typedef struct dp_train_cfg {
     double lr_step_factor;     /* step: multiplier (e.g. 0.1) */
     double clip;               /* C > 0, may be INFINITY (no clipping) */
     double noise_multiplier;   /* sigma >= 0 (noise std = sigma * C) */
+    dp_update update;          /* DP_UPDATE_SGD (the zero value) or DP_UPDATE_ADAM */
+    double adam_beta1;         /* Adam: in [0, 1), e.g. 0.9 */
+    double adam_beta2;         /* Adam: in [0, 1), e.g. 0.999 */
+    double adam_eps;           /* Adam: > 0, e.g. 1e-8 */
+    double smoothing;          /* DP-LSSGD's s >= 0 (finite); 0: no smoothing */
     int eval_every;            /* evaluate every this many epochs (>= 1); always at the end */
     uint64_t seed;             /* run seed: streams DP_STREAM_INIT/BATCH/NOISE derive from it */
 } dp_train_cfg;

@@ -36,6 +36,18 @@
  *     finite numbers, else the last finite curve point.
  *   - evaluation: a curve point at iteration 0, after every eval_every epochs and at the
  *     end (once if the end is also a periodic point).
+ *   - full-batch sampling (gd, dp_gd): every step uses all n examples in order, b = n, and
+ *     an epoch is one step, so epochs counts the T iterations of Lecture15 Alg. 2.
+ *   - DP-LSSGD (eq. 4) smooths the whole privatized direction, l2 term included (its f_i
+ *     are the regularized per-example objectives), one parameter tensor at a time
+ *     (flattened, as its TensorFlow implementation does for multi-layer models); a linear
+ *     model is one tensor W (k x (d + 1), row-major, biases last in each row).
+ *   - Adam: Kingma & Ba 2014 Alg. 1 on the (privatized, possibly smoothed) direction, with
+ *     bias-corrected moments m_t / (1 - beta1^t), v_t / (1 - beta2^t) and eps added to
+ *     sqrt(v_hat); DP-Adam is Adam on the DP-SGD direction (TF Privacy's DPAdamOptimizer),
+ *     DP-LSAdam on the smoothed one (DP-LSSGD §4.2). The l2 term is part of the direction.
+ *   - schedules: constant, a/t (DP-LSSGD), step decay (x factor after step_at, DP-LSSGD
+ *     §4.2: x0.1 at 10K iterations) and a/sqrt(t) (Bassily et al. 2014).
  *
  * Memory: the curve, the (n) index array and the (n_params) gradient and previous-weights
  * buffers are allocated once before the loop; a step allocates nothing.
@@ -48,6 +60,7 @@
 
 #include "base/rng.h"
 #include "base/vec.h"
+#include "smoothing.h"
 
 // ---- validation -------------------------------------------------------------------------
 
@@ -81,9 +94,28 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
                           "train.batch_size %zu exceeds the %zu training examples",
                           c->batch_size, n_train);
     if (c->sampling != DP_SAMPLING_SHUFFLE && c->sampling != DP_SAMPLING_POISSON &&
-        c->sampling != DP_SAMPLING_WOR)
+        c->sampling != DP_SAMPLING_WOR && c->sampling != DP_SAMPLING_FULL)
         return dp_err_set(err, DP_EINVAL, "train.sampling: unknown sampling %d",
                           (int)c->sampling);
+    if (c->sampling == DP_SAMPLING_FULL && c->batch_size != n_train)
+        return dp_err_set(err, DP_EINVAL, "full-batch training needs train.batch_size = the "
+                          "%zu training examples, got %zu", n_train, c->batch_size);
+    if (c->update != DP_UPDATE_SGD && c->update != DP_UPDATE_ADAM)
+        return dp_err_set(err, DP_EINVAL, "unknown update rule %d", (int)c->update);
+    if (c->update == DP_UPDATE_ADAM) {
+        if (!(c->adam_beta1 >= 0.0 && c->adam_beta1 < 1.0))
+            return dp_err_set(err, DP_EINVAL, "algorithm.beta1 %g must be in [0, 1)",
+                              c->adam_beta1);
+        if (!(c->adam_beta2 >= 0.0 && c->adam_beta2 < 1.0))
+            return dp_err_set(err, DP_EINVAL, "algorithm.beta2 %g must be in [0, 1)",
+                              c->adam_beta2);
+        if (!(c->adam_eps > 0.0) || !isfinite(c->adam_eps))
+            return dp_err_set(err, DP_EINVAL, "algorithm.adam_eps %g must be finite and > 0",
+                              c->adam_eps);
+    }
+    if (!(c->smoothing >= 0.0) || !isfinite(c->smoothing))
+        return dp_err_set(err, DP_EINVAL, "algorithm.smoothing %g must be finite and >= 0",
+                          c->smoothing);
     switch (c->lr_schedule) {
     case DP_LR_CONSTANT:
         if (!(c->lr > 0.0) || !isfinite(c->lr))
@@ -91,6 +123,7 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
                               c->lr);
         break;
     case DP_LR_INVERSE_T:
+    case DP_LR_INVERSE_SQRT_T:
         if (!(c->lr_a > 0.0) || !isfinite(c->lr_a))
             return dp_err_set(err, DP_EINVAL, "train.lr.a %g must be finite and > 0",
                               c->lr_a);
@@ -137,6 +170,7 @@ static double lr_at(const dp_train_cfg *c, long t)
 {
     switch (c->lr_schedule) {
     case DP_LR_INVERSE_T: return c->lr_a / (double)t;
+    case DP_LR_INVERSE_SQRT_T: return c->lr_a / sqrt((double)t);
     case DP_LR_STEP: return t > c->lr_step_at ? c->lr * c->lr_step_factor : c->lr;
     case DP_LR_CONSTANT:
     default: return c->lr;
@@ -185,15 +219,21 @@ typedef struct loop {
     double noise_std;
     size_t *idx;      /* (n_train) epoch permutation, wor arrangement or Poisson batch */
     double *mem;      /* the one double allocation behind g and w_prev */
-    double *g;        /* (P) gradient sum of a step, or scratch at evaluation */
+    double *g;        /* (P) gradient sum, then direction, of a step; scratch at evaluation */
     double *w_prev;   /* (P) weights before the current step, restored on divergence */
+    double *adam_m, *adam_v; /* (P) Adam's moment estimates, or NULL */
+    dp_smoother *smooth;     /* one per parameter tensor when smoothing > 0, else NULL */
+    size_t n_smooth;
+    long t;                  /* steps taken, including the current one (Adam's t) */
 } loop;
 
-/* One (DP-)SGD step on the examples batch[0..nb): w_prev = w, then
- * w -= eta ((sum_i clip(g_i) + noise) / b + mu w). */
+/* One step on the examples batch[0..nb): w_prev = w, the direction
+ * d = (sum_i clip(g_i) + noise) / b + mu w, smoothed per tensor when asked, then the
+ * update (train.h). */
 static void sgd_step(loop *L, const size_t *batch, size_t nb, double eta, dp_rng *noise)
 {
     const dp_train_ops *ops = L->ops;
+    const dp_train_cfg *c = L->cfg;
     size_t P = ops->n_params;
     memset(L->g, 0, P * sizeof *L->g);
     ops->grad_sum(ops->ctx, batch, nb, L->clip, L->g);
@@ -202,10 +242,51 @@ static void sgd_step(loop *L, const size_t *batch, size_t nb, double eta, dp_rng
     if (L->noise_std > 0.0)
         dp_rng_add_gaussian_par(noise, L->g, P, L->noise_std, dp_blas_threads());
 
-    double b = (double)L->cfg->batch_size, mu = ops->l2;
-    double *w = ops->w;
+    double b = (double)c->batch_size, mu = ops->l2;
+    double *w = ops->w, *d = L->g;
     memcpy(L->w_prev, w, P * sizeof *w);
-    for (size_t j = 0; j < P; j++) w[j] -= eta * (L->g[j] / b + mu * w[j]);
+    for (size_t j = 0; j < P; j++) d[j] = d[j] / b + mu * w[j];
+    for (size_t t = 0; t < L->n_smooth; t++) {
+        size_t off = ops->n_tensors ? ops->tensor_off[t] : 0;
+        dp_smoother_execute(&L->smooth[t], d + off);
+    }
+    L->t++;
+    if (c->update == DP_UPDATE_ADAM) {
+        double b1 = c->adam_beta1, b2 = c->adam_beta2;
+        double c1 = 1.0 - pow(b1, (double)L->t), c2 = 1.0 - pow(b2, (double)L->t);
+        double *m = L->adam_m, *v = L->adam_v;
+        for (size_t j = 0; j < P; j++) {
+            m[j] = b1 * m[j] + (1.0 - b1) * d[j];
+            v[j] = b2 * v[j] + (1.0 - b2) * d[j] * d[j];
+            w[j] -= eta * (m[j] / c1) / (sqrt(v[j] / c2) + c->adam_eps);
+        }
+    } else {
+        for (size_t j = 0; j < P; j++) w[j] -= eta * d[j];
+    }
+}
+
+/* Plan one smoother per parameter tensor (FFTW plans made once, before the loop). */
+static int plan_smoothing(loop *L, dp_err *err)
+{
+    const dp_train_ops *ops = L->ops;
+    size_t n = ops->n_tensors ? ops->n_tensors : 1;
+    L->smooth = calloc(n, sizeof *L->smooth);
+    if (!L->smooth) return dp_err_set(err, DP_ENOMEM, "out of memory for %zu smoothers", n);
+    for (size_t t = 0; t < n; t++) {
+        size_t len = ops->n_tensors ? ops->tensor_len[t] : ops->n_params;
+        int rc = dp_smoother_plan(&L->smooth[t], len, L->cfg->smoothing, err);
+        if (rc) return rc;
+        L->n_smooth++;
+    }
+    return DP_OK;
+}
+
+static void loop_free(loop *L)
+{
+    for (size_t t = 0; t < L->n_smooth; t++) dp_smoother_destroy(&L->smooth[t]);
+    free(L->smooth);
+    free(L->mem);
+    free(L->idx);
 }
 
 /* The point after `iteration` steps: metrics from ops->evaluate, position from here. */
@@ -249,16 +330,22 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
     result->curve = calloc(cap, sizeof *result->curve);
     if (!result->curve)
         return dp_err_set(err, DP_ENOMEM, "out of memory for %zu curve points", cap);
+    size_t n_buf = cfg->update == DP_UPDATE_ADAM ? 4 : 2; /* g, w_prev (, m, v) */
     L.idx = malloc(n_train * sizeof *L.idx);
-    L.mem = malloc(2 * P * sizeof *L.mem);
+    L.mem = calloc(n_buf * P, sizeof *L.mem);
     int rc;
     if (!L.idx || !L.mem) {
         rc = dp_err_set(err, DP_ENOMEM, "out of memory for training buffers (%zu indices, "
-                        "%zu doubles)", n_train, 2 * P);
+                        "%zu doubles)", n_train, n_buf * P);
         goto fail;
     }
     L.g = L.mem;
     L.w_prev = L.mem + P;
+    if (cfg->update == DP_UPDATE_ADAM) {
+        L.adam_m = L.mem + 2 * P;
+        L.adam_v = L.mem + 3 * P;
+    }
+    if (cfg->smoothing > 0.0 && (rc = plan_smoothing(&L, err)) != DP_OK) goto fail;
 
     dp_rng batch_rng, noise_rng;
     dp_rng_init(&batch_rng, cfg->seed, DP_STREAM_BATCH);
@@ -276,7 +363,7 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
         goto done;
     }
 
-    if (cfg->sampling == DP_SAMPLING_WOR)
+    if (cfg->sampling == DP_SAMPLING_WOR || cfg->sampling == DP_SAMPLING_FULL)
         for (size_t i = 0; i < n_train; i++) L.idx[i] = i;
     for (int epoch = 1; epoch <= cfg->epochs; epoch++) {
         if (cfg->sampling == DP_SAMPLING_SHUFFLE) {
@@ -292,6 +379,8 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
             } else if (cfg->sampling == DP_SAMPLING_WOR) {
                 wor_batch(&batch_rng, L.idx, n_train, cfg->batch_size);
                 nb = cfg->batch_size;
+            } else if (cfg->sampling == DP_SAMPLING_FULL) {
+                nb = n_train;
             } else {
                 nb = poisson_batch(&batch_rng, L.idx, n_train, q);
             }
@@ -324,12 +413,10 @@ stopped:
 
 done:
     result->final = result->curve[result->n_curve - 1];
-    free(L.mem);
-    free(L.idx);
+    loop_free(&L);
     return DP_OK;
 
 fail:
-    free(L.mem);
-    free(L.idx);
+    loop_free(&L);
     return rc;
 }

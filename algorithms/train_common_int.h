@@ -21,6 +21,11 @@ typedef struct dp_train_ops {
     double *w;        /* (n_params) the weights trained in place */
     size_t n_params;
     double l2;        /* mu >= 0: the update adds mu w, neither clipped nor noised */
+    /* The parameter tensors DP-LSSGD smooths one by one (flattened), as its TensorFlow
+     * implementation does: tensor t is w[tensor_off[t] .. + tensor_len[t]). n_tensors = 0
+     * means one tensor, the whole vector. */
+    size_t n_tensors;
+    const size_t *tensor_off, *tensor_len;
     /* g (n_params, zeroed by the loop) += sum over batch[0..nb) (indices into the
      * training set) of the per-example gradients of the data loss, each clipped to norm
      * clip when clip is finite, unclipped when clip = INFINITY (then it must be the plain

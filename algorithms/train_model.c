@@ -125,17 +125,29 @@ int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double
     t.cap = n_train < m->max_batch ? n_train : m->max_batch;
     t.xb = malloc(t.cap * t.in_size * sizeof *t.xb);
     t.yb = malloc(t.cap * sizeof *t.yb);
-    if (!t.xb || !t.yb) {
+    /* Parameter tensors (each layer's weights, then its bias) for DP-LSSGD's smoothing. */
+    size_t *toff = malloc(2 * m->n_layers * sizeof *toff);
+    size_t *tlen = malloc(2 * m->n_layers * sizeof *tlen);
+    if (!t.xb || !t.yb || !toff || !tlen) {
         rc = dp_err_set(err, DP_ENOMEM, "out of memory for a %zu x %zu batch buffer", t.cap,
                         t.in_size);
         goto done;
     }
+    size_t n_tensors = 0;
+    for (size_t l = 0; l < m->n_layers; l++) {
+        const dp_layer *L = &m->layers[l];
+        if (L->n_w) toff[n_tensors] = L->w_off, tlen[n_tensors++] = L->n_w;
+        if (L->n_b) toff[n_tensors] = L->b_off, tlen[n_tensors++] = L->n_b;
+    }
 
     dp_train_ops ops = {.ctx = &t, .w = m->params, .n_params = m->n_params, .l2 = l2,
+                        .n_tensors = n_tensors, .tensor_off = toff, .tensor_len = tlen,
                         .grad_sum = model_grad_sum, .evaluate = model_evaluate};
     rc = dp_train_run(cfg, n_train, &ops, result, err);
 
 done:
+    free(tlen);
+    free(toff);
     free(t.yb);
     free(t.xb);
     return rc;

@@ -214,8 +214,9 @@ START_TEST(test_lr_schedules)
         dp_lr_schedule s;
         double expect; /* sum of eta_t / 1e-8 over 3 steps */
     } cases[] = {{DP_LR_CONSTANT, 3.0}, {DP_LR_INVERSE_T, 1.0 + 0.5 + 1.0 / 3.0},
-                 {DP_LR_STEP, 1.0 + 1.0 + 0.1}};
-    for (size_t t = 0; t < 3; t++) {
+                 {DP_LR_STEP, 1.0 + 1.0 + 0.1},
+                 {DP_LR_INVERSE_SQRT_T, 1.0 + 1.0 / sqrt(2.0) + 1.0 / sqrt(3.0)}};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         dp_linear m;
         new_model(&m, DP_LOSS_LOGISTIC, N, 2, 0.0);
         dp_train_cfg c = base_cfg(DP_ALGO_SGD, N, 3);
