@@ -67,21 +67,21 @@ int merge_records(json_t *records, json_t *origins, json_t **out, merge_stats *s
         rc = dp_err_set(err, DP_ENOMEM, "out of memory");
         goto fail;
     }
+    /* Records without an id (hand-made, or from an old tool) cannot be matched with
+     * anything: they are kept as they are, and readers judge them. */
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const char *id = json_string_value(json_object_get(json_array_get(records, i), "id"));
-        if (!id) {
-            rc = dp_err_set(err, DP_EDATA, "%s: a run record without an id", origin(origins, i));
-            goto fail;
-        }
-        e[i] = (entry){id, i};
+        if (id) e[m++] = (entry){id, i};
+        else keep[i] = 1;
     }
     /* Sorting groups the records of an id, each group in reading order: n log n, so a
      * merge of many thousands of records is instant. */
-    qsort(e, n, sizeof *e, by_id_then_position);
-    for (size_t g = 0; g < n;) {
+    qsort(e, m, sizeof *e, by_id_then_position);
+    for (size_t g = 0; g < m;) {
         size_t h = g;
-        while (h < n && strcmp(e[h].id, e[g].id) == 0) h++;
-        size_t chosen = n;
+        while (h < m && strcmp(e[h].id, e[g].id) == 0) h++;
+        size_t chosen = n; /* n: none yet */
         for (size_t k = g; k < h; k++)
             if (!is_failed(json_array_get(records, e[k].at))) {
                 chosen = e[k].at;

@@ -10,7 +10,8 @@
  *   - two ok/diverged records whose results differ are a conflict: DP_EDATA naming both
  *     places. They cannot both be right, and picking one silently would hide a
  *     non-reproducible build or an edited config.
- *   - when every record is failed, the last one read is kept (the latest attempt).
+ *   - when every record is failed, the last one read is kept (the latest attempt);
+ *   - a record without a string id matches nothing and is kept as it is.
  */
 #ifndef DPERM_MERGE_H
 #define DPERM_MERGE_H
@@ -30,7 +31,7 @@ typedef struct merge_stats {
 /* Combine records (an array of record objects) into *out (a new array, one record per
  * id, in the order their kept record was read). origins, if not NULL, is a parallel
  * array of strings ("FILE:LINE") used to name a conflict's places. stats may be NULL.
- * Fails with DP_EDATA on a conflict or a record without a string id, DP_ENOMEM. */
+ * Fails with DP_EDATA on a conflict, DP_ENOMEM. */
 int merge_records(json_t *records, json_t *origins, json_t **out, merge_stats *stats,
                   dp_err *err);
 

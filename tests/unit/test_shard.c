@@ -238,6 +238,22 @@ START_TEST(merge_conflict)
 }
 END_TEST
 
+/* merge-1.3 (regression: report's hand-made records without ids were refused): a record
+ * without an id matches nothing and is kept. */
+START_TEST(merge_without_id)
+{
+    json_t *in = json_array(), *out;
+    json_array_append_new(in, json_pack("{s:s}", "status", "ok"));
+    json_array_append_new(in, json_pack("{s:s}", "status", "ok"));
+    json_array_append_new(in, rec("a", "ok", 0.9, 1.0, "n"));
+    dp_err err;
+    ck_assert_int_eq(merge_records(in, NULL, &out, NULL, &err), 0);
+    ck_assert_uint_eq(json_array_size(out), 3);
+    json_decref(in);
+    json_decref(out);
+}
+END_TEST
+
 static Suite *shard_suite(void)
 {
     Suite *s = suite_create("shard");
@@ -248,6 +264,7 @@ static Suite *shard_suite(void)
     test_add_case(s, "shard-3.1", cost_proxy, 30);
     test_add_case(s, "merge-1.1", merge_dedupe, 10);
     test_add_case(s, "merge-1.2", merge_conflict, 10);
+    test_add_case(s, "merge-1.3", merge_without_id, 10);
     return s;
 }
 
