@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "../base/err.h"
+#include "../base/rng.h"
 #include "layers.h"
 
 typedef enum {
@@ -149,6 +150,56 @@ double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
  * per-example losses. Cannot fail. */
 double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t B,
                              double clip, double *clipped_sum, double *sqnorms);
+
+/* DPlis (Wang et al. 2021, eq. 6 and Alg. 2): DP-SGD on the randomized-smoothing loss.
+ * A dp_model_smooth is the workspace of dp_model_smoothed_clipped_grad for one model and
+ * at most max_k perturbed copies, made once (plan/execute): the perturbed parameters and,
+ * per example of a chunk, what the copies' errors and inputs need (pexgrad_smooth.c).
+ * Its fields are internal. */
+typedef struct dp_model_smooth_layer {
+    double *a, *d, *g; /* inputs, errors, per-example gradients of one layer (or NULL) */
+} dp_model_smooth_layer;
+
+typedef struct dp_model_smooth {
+    size_t n_layers, n_params; /* of the model it was made for (checked by assert) */
+    int max_k;
+    size_t chunk;              /* examples per pass: max_batch unless over 64 MB */
+    double *pert;              /* (n_params) theta + z_k */
+    double *c, *tmp;           /* (chunk) norms / clip factors, scratch */
+    dp_model_smooth_layer *layer; /* (n_layers) */
+    double *mem;
+} dp_model_smooth;
+
+/* Make the workspace for model m and up to max_k copies. Fails with DP_EINVAL when
+ * max_k < 1 and DP_ENOMEM when out of memory; s is then zeroed and owns nothing. Release
+ * with dp_model_smooth_destroy. The model must outlive s and keep its shape. */
+int dp_model_smooth_init(dp_model_smooth *s, const dp_model *m, int max_k, dp_err *err);
+
+/* Free what s owns and zero it. NULL and zeroed workspaces are fine. */
+void dp_model_smooth_destroy(dp_model_smooth *s);
+
+/* The DPlis gradient:
+ *   clipped_sum (n_params) += sum_i clip_C( (1/K) sum_{k<K} grad loss(theta + z_k; x_i) ),
+ * clip_C(g) = g / max(1, ||g|| / clip), theta = m->params. sqnorms (B, may be NULL)
+ * receives ||(1/K) sum_k grad loss(theta + z_k; x_i)||^2 (before clipping).
+ * Perturbations: one set of K per call, shared by every example (eq. 6). z_k is
+ * sigma_s times the normals that dp_rng_add_gaussian_par(&r_k, buf, n_params, 1.0, t)
+ * adds, r_k a copy of *rng sought to its position p0 + k (dp_rng_seek), for any t: so
+ * theta + z_k is memcpy(buf, theta) then dp_rng_add_gaussian_par(&r_k, buf, n_params,
+ * sigma_s, t). On return *rng is sought to p0 + K (buffered words dropped), whatever
+ * sigma_s, B and the thread count; the results do not depend on the thread count.
+ * sigma_s = R eta sigma C / L in the paper's notation (>= 0; 0 means no perturbation).
+ * Returns the smoothed loss at the perturbed points, sum_i (1/K) sum_k loss(theta + z_k;
+ * x_i). x is (B, in_size), y (B); any B (in chunks of s->chunk <= max_batch).
+ * clip > 0, INFINITY allowed; 1 <= K <= s->max_k. m->params is not written (bit for bit):
+ * the layers' weight pointers point at s's perturbed copy during the call and are
+ * restored. K = 1, sigma_s = 0 gives dp_model_clipped_grad's result bit for bit when
+ * s->chunk == max_batch and every conv layer reading a hidden buffer is STORED (the
+ * cnn_mnist and MLP defaults), otherwise to rounding. Cannot fail. */
+double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const double *x,
+                                      const int *y, size_t B, double clip, int K,
+                                      double sigma_s, dp_rng *rng, double *clipped_sum,
+                                      double *sqnorms);
 
 /* Mean loss and accuracy (fraction of argmax == label, ties to the lower class) over n
  * examples; either output may be NULL; n = 0 gives NaN. Returns 0, or DP_EINVAL when a
