@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "../base/err.h"
+#include "../base/rng.h"
 
 typedef enum {
     DP_LOSS_LOGISTIC = 1, /* classification */
@@ -89,6 +90,32 @@ void dp_linear_pex_sqnorms(double *sqnorm, const double *x, const double *R, siz
  * ws is caller workspace of B*k doubles (holds the scaled residuals). */
 void dp_linear_grad_accumulate(double *g, const double *x, const double *R,
                                const double *scale, size_t B, size_t d, int k, double *ws);
+
+/* DPlis (Wang et al. 2021, eq. 6 and Alg. 2) for a linear model, without per-example
+ * gradients (linear_smooth.c):
+ *   clipped_sum (k, d+1) += sum_i clip_C( (1/K) sum_{k<K} grad loss(W + z_k; x_i) ),
+ * clip_C(g) = g / max(1, ||g|| / clip); the data loss only (the l2 term stays outside).
+ * sqnorms (B, may be NULL) receives each averaged gradient's squared norm before clipping.
+ * Perturbations: one set of K per call shared by the batch; z_k is sigma_s times the
+ * normals of dp_rng_add_gaussian_par on a copy of *rng sought to its position p0 + k, i.e.
+ * W + z_k = memcpy then dp_rng_add_gaussian_par(&r_k, buf, n_params, sigma_s, threads);
+ * *rng is left sought to p0 + K whatever sigma_s; no dependence on the thread count.
+ * sigma_s >= 0 (= R eta sigma C / L), clip > 0 (INFINITY allowed), K >= 1.
+ * ws: dp_linear_smooth_ws(m, B) doubles of caller workspace. m->w is not written.
+ * Returns the smoothed data loss sum_i (1/K) sum_k loss(W + z_k; x_i). With K = 1 and
+ * sigma_s = 0 the result is that of dp_linear_pex_sqnorms + dp_linear_grad_accumulate
+ * with the clip factors as scale, bit for bit. Cannot fail.
+ * The classification form takes class indices y (logistic, softmax); the _reg form real
+ * targets t (squared, Huber). */
+size_t dp_linear_smooth_ws(const dp_linear *m, size_t B);
+double dp_linear_smoothed_clipped_grad(const dp_linear *m, const double *x, const int *y,
+                                       size_t B, double clip, int K, double sigma_s,
+                                       dp_rng *rng, double *clipped_sum, double *sqnorms,
+                                       double *ws);
+double dp_linear_smoothed_clipped_grad_reg(const dp_linear *m, const double *x,
+                                           const double *t, size_t B, double clip, int K,
+                                           double sigma_s, dp_rng *rng,
+                                           double *clipped_sum, double *sqnorms, double *ws);
 
 /* Mean data loss (no l2) and accuracy over a whole dataset x (n,d), y (n), in blocks, for
  * a classification model. Either output pointer may be NULL; n == 0 gives NaN for both.
