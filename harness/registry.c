@@ -4,17 +4,17 @@
 #include "../algorithms/models/model.h"
 #include "../algorithms/privacy/accountant.h"
 #include "../datasets/data.h"
+#include "spec.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const registry_entry ALGORITHMS[] = {
-    {"sgd", "mini-batch SGD (non-private reference)", "Robbins & Monro 1951"},
-    {"dp_sgd", "DP-SGD: per-example clipping to C, Gaussian noise sigma*C, Poisson or shuffled batches",
-     "Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1"},
-};
+/* Filled on first use from spec_algorithm_list, the validator's own table. */
+#define MAX_ALGORITHMS 32
+static registry_entry ALGORITHMS[MAX_ALGORITHMS];
+static size_t n_algorithms;
 
 /* The linear models, then the deep models of the model zoo (filled on first use from
  * dp_model_list, the zoo's own table). */
@@ -37,6 +37,19 @@ static size_t n_datasets = 1;
 /* Filled from the accountant module (its names and descriptions are the source of
  * truth), on first use: the table is constant afterwards. */
 static registry_entry ACCOUNTANTS[DP_ACCOUNTANT_COUNT];
+
+static void fill_algorithms(registry *table)
+{
+    if (n_algorithms) return;
+    size_t n;
+    const spec_algorithm *all = spec_algorithm_list(&n);
+    for (size_t i = 0; i < n && n_algorithms < MAX_ALGORITHMS; i++, n_algorithms++) {
+        ALGORITHMS[n_algorithms].name = all[i].name;
+        ALGORITHMS[n_algorithms].description = all[i].description;
+        ALGORITHMS[n_algorithms].source = all[i].source;
+    }
+    table->n = n_algorithms;
+}
 
 static void fill_models(registry *table)
 {
@@ -75,7 +88,7 @@ static void fill_accountants(void)
 }
 
 static registry TABLES[] = {
-    {"algorithms", ALGORITHMS, COUNT(ALGORITHMS)},
+    {"algorithms", ALGORITHMS, 0}, /* filled in fill_algorithms */
     {"models", MODELS, 2}, /* grows to the zoo's models in fill_models */
     {"datasets", DATASETS, 1}, /* grows to the catalog's datasets in fill_datasets */
     {"accountants", ACCOUNTANTS, COUNT(ACCOUNTANTS)},
@@ -86,6 +99,7 @@ static const registry *const ALL[] = {&TABLES[0], &TABLES[1], &TABLES[2], &TABLE
 const registry *registry_find(const char *what)
 {
     fill_accountants();
+    fill_algorithms(&TABLES[0]);
     fill_models(&TABLES[1]);
     fill_datasets(&TABLES[2]);
     for (size_t i = 0; i < COUNT(TABLES); i++)
@@ -103,6 +117,7 @@ const registry_entry *registry_lookup(const registry *r, const char *name)
 const registry *const *registry_all(void)
 {
     fill_accountants();
+    fill_algorithms(&TABLES[0]);
     fill_models(&TABLES[1]);
     fill_datasets(&TABLES[2]);
     return ALL;

@@ -88,7 +88,7 @@ static void privacy_spent(const run_spec *s, long steps, double *eps, char *acco
         snprintf(accountant, size, "none (no noise)");
         return;
     }
-    if (s->train.sampling != spec_accountant_sampling(s->accountant_kind)) {
+    if (!spec_accountant_fits(s->accountant_kind, s->train.sampling)) {
         snprintf(accountant, size, "none (the %s accountant does not analyse this run's batch sampling)",
                  s->accountant);
         return;

@@ -53,10 +53,8 @@
  *     step_at           int >= 1                  step (required there)
  *     factor            number in (0, 1]          step (required there)
  *   train.eval_every    int >= 1                  1 (epochs between evaluations)
- *   algorithm.name      string, required          sgd | dp_sgd
- *   algorithm.clip      number > 0 or .inf        dp_sgd: required; sgd: not allowed
- *   algorithm.noise_multiplier number >= 0        dp_sgd: exactly one of this and
- *                                                 epsilon; sgd: not allowed
+ *   algorithm.*         see spec_algorithm.c (name; clip, noise_multiplier for the
+ *                                                 private ones; smoothing; Adam's betas)
  *
  *   report.tables[]     map: name (string [A-Za-z0-9_.-]+, unique), title (string),
  *                       rows (path or list of paths), cols (path), cell (metric, required),
@@ -89,7 +87,6 @@ static const char *const PRIVACY_KEYS[] = {"delta", "accountant"};
 static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr",
                                          "eval_every"};
 static const char *const LR_KEYS[] = {"schedule", "value", "a", "step_at", "factor"};
-static const char *const ALGO_KEYS[] = {"name", "clip", "noise_multiplier"};
 
 /* synthetic, then the real datasets of datasets/catalog.c (for did-you-mean). */
 static const char *const DATASETS[] = {"synthetic",  "mnist",         "fashion_mnist",
@@ -103,9 +100,8 @@ static const char *const REAL_ONLY[] = {"split", "scale", "normalize", "one_hot"
 /* In the order of dp_accountant (accountant.h): index + 1 is the enum value. */
 static const char *const ACCOUNTANTS[] = {"rdp", "rdp_classic", "moments", "rdp_wor",
                                           "pld", "advanced", "basic", "lssgd_theorem1"};
-static const char *const ALGORITHMS[] = {"sgd", "dp_sgd"};
 static const char *const SAMPLINGS[] = {"poisson", "shuffle", "wor"};
-static const char *const SCHEDULES[] = {"constant", "inverse_t", "step"};
+static const char *const SCHEDULES[] = {"constant", "inverse_t", "step", "inverse_sqrt_t"};
 
 static int need_block(const cfg_node *root, const char *name, int required,
                       const cfg_node **out, dp_err *err)
@@ -214,9 +210,11 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
                              COUNT(SCHEDULES), &sched, err)))
         return rc;
     /* keys each schedule takes, all required */
-    static const char *const takes[3][3] = {
-        {"value", NULL, NULL}, {"a", NULL, NULL}, {"value", "step_at", "factor"}};
-    static const char *const takes_text[3] = {"value", "a", "value, step_at, factor"};
+    static const char *const takes[4][3] = {{"value", NULL, NULL},
+                                            {"a", NULL, NULL},
+                                            {"value", "step_at", "factor"},
+                                            {"a", NULL, NULL}};
+    static const char *const takes_text[4] = {"value", "a", "value, step_at, factor", "a"};
     for (size_t i = 0; i < lr->n_items; i++) {
         const char *k = lr->items[i]->key;
         int used = strcmp(k, "schedule") == 0;
@@ -231,7 +229,9 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
             return cfg_error(err, lr, 1, "train.lr: schedule '%s' needs '%s' (it takes: %s)",
                              SCHEDULES[sched], takes[sched][j], takes_text[sched]);
     const spec_range positive = {0, INFINITY, 1, 1, "> 0 and finite"};
-    tc->lr_schedule = sched == 0 ? DP_LR_CONSTANT : sched == 1 ? DP_LR_INVERSE_T : DP_LR_STEP;
+    static const dp_lr_schedule kinds[4] = {DP_LR_CONSTANT, DP_LR_INVERSE_T, DP_LR_STEP,
+                                            DP_LR_INVERSE_SQRT_T};
+    tc->lr_schedule = kinds[sched];
     if ((rc = spec_read_number(lr, "train.lr", "value", 0, 0, positive, &tc->lr, err)) ||
         (rc = spec_read_number(lr, "train.lr", "a", 0, 0, positive, &tc->lr_a, err)) ||
         (rc = spec_read_int(lr, "train.lr", "step_at", 0, 0, 1, LONG_MAX, &tc->lr_step_at,
@@ -243,13 +243,30 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
     return 0;
 }
 
-static int read_train(const cfg_node *train, int dp, size_t n_all, size_t n_train,
+/* The train block. full: a full-batch algorithm (gd family), whose batch is the whole
+ * training set (set here for synthetic data, when the data are bound for real data):
+ * it ignores train.batch_size and train.sampling, as sgd ignores epsilon, so one grid can
+ * compare mini-batch and full-batch algorithms over a shared train block. */
+static int read_train(const cfg_node *train, int dp, int full, size_t n_all, size_t n_train,
                       dp_train_cfg *tc, dp_err *err)
 {
     long epochs, batch, eval_every;
     int sampling = 0, rc;
-    if ((rc = spec_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)) ||
-        (rc = spec_read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
+    if ((rc = spec_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)))
+        return rc;
+    if (full) {
+        if ((rc = spec_read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
+            (rc = read_lr(train, tc, err)) ||
+            (rc = spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, &eval_every,
+                                err)))
+            return rc;
+        tc->epochs = (int)epochs;
+        tc->sampling = DP_SAMPLING_FULL;
+        tc->batch_size = n_train == SIZE_MAX ? 0 : n_train;
+        tc->eval_every = (int)eval_every;
+        return 0;
+    }
+    if ((rc = spec_read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
         (rc = spec_read_int(train, "train", "batch_size", 1, 0, 1, LONG_MAX, &batch, err)) ||
         (rc = spec_read_enum(train, "train", "sampling", 0, dp ? 0 : 1, "sampling", SAMPLINGS,
                              COUNT(SAMPLINGS), &sampling, err)) ||
@@ -271,52 +288,18 @@ static int read_train(const cfg_node *train, int dp, size_t n_all, size_t n_trai
     return 0;
 }
 
-/* algorithm block: name, and clip / noise_multiplier (sgd takes neither). */
-static int read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
-{
-    int name = 0, rc;
-    if ((rc = spec_check_keys(algo, "algorithm", ALGO_KEYS, COUNT(ALGO_KEYS), err)) ||
-        (rc = spec_read_enum(algo, "algorithm", "name", 1, 0, "algorithm", ALGORITHMS,
-                             COUNT(ALGORITHMS), &name, err)))
-        return rc;
-    snprintf(out->algorithm, sizeof out->algorithm, "%s", ALGORITHMS[name]);
-    out->train.algorithm = name == 0 ? DP_ALGO_SGD : DP_ALGO_DP_SGD;
-    if (name == 0) {
-        for (size_t i = 1; i < COUNT(ALGO_KEYS); i++) {
-            const cfg_node *n = cfg_get(algo, ALGO_KEYS[i]);
-            if (!n) continue;
-            rc = cfg_error(err, n, 1, "algorithm.%s is not used by sgd (non-private); remove "
-                                      "it or use dp_sgd", ALGO_KEYS[i]);
-            dp_err_hint(err, "when it comes from a base algorithm block shared by a grid, move "
-                             "it into the dp_sgd entry of the grid");
-            return rc;
-        }
-        out->train.clip = INFINITY;
-        out->train.noise_multiplier = 0;
-        return 0;
-    }
-    if (!cfg_get(algo, "clip")) {
-        rc = spec_missing(algo, "algorithm", "clip", err);
-        dp_err_hint(err, "dp_sgd clips each example's gradient to norm clip (> 0, or .inf)");
-        return rc;
-    }
-    if ((rc = spec_read_number(algo, "algorithm", "clip", 1, 0,
-                               (spec_range){0, INFINITY, 1, 0, "> 0 (or .inf)"},
-                               &out->train.clip, err)) ||
-        (rc = spec_read_number(algo, "algorithm", "noise_multiplier", 0, 0,
-                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
-                               &out->train.noise_multiplier, err)))
-        return rc;
-    out->has_noise_multiplier = cfg_get(algo, "noise_multiplier") != NULL;
-    return 0;
-}
-
 /* The sampling an accountant's analysis assumes: rdp_wor fixed-size batches drawn
  * without replacement, every other one Poisson sampling. */
 dp_sampling spec_accountant_sampling(dp_accountant a)
 {
     return a == DP_ACCOUNTANT_RDP_WOR || a == DP_ACCOUNTANT_LSSGD_THM1 ? DP_SAMPLING_WOR
                                                                      : DP_SAMPLING_POISSON;
+}
+
+int spec_accountant_fits(dp_accountant a, dp_sampling s)
+{
+    /* The whole training set every step is q = 1 under either sampling's analysis. */
+    return s == spec_accountant_sampling(a) || s == DP_SAMPLING_FULL;
 }
 
 /* dp_sgd: exactly one of epsilon / noise_multiplier; epsilon needs the sampling its
@@ -335,17 +318,18 @@ static int check_privacy_target(const cfg_node *root, const cfg_node *algo,
                          "algorithm.noise_multiplier, not both");
     if (!eps && !out->has_noise_multiplier)
         return cfg_error(err, algo, 1,
-                         "dp_sgd needs a privacy target: set epsilon (the noise is calibrated "
-                         "to it) or algorithm.noise_multiplier");
+                         "%s needs a privacy target: set epsilon (the noise is calibrated "
+                         "to it) or algorithm.noise_multiplier", out->algorithm);
     if (!eps) {
         out->epsilon = INFINITY;
         return 0;
     }
     if (isinf(out->epsilon))
         return cfg_error(err, eps, 0,
-                         "epsilon .inf means no privacy: use algorithm {name: sgd} for it");
+                         "epsilon .inf means no privacy: use a non-private algorithm (sgd, gd, "
+                         "adam) for it");
     dp_sampling need = spec_accountant_sampling(out->accountant_kind);
-    if (out->train.sampling != need)
+    if (!spec_accountant_fits(out->accountant_kind, out->train.sampling))
         return cfg_error(err, cfg_get(train, "sampling"), 0,
                          "epsilon calibration with privacy.accountant %s assumes %s; set "
                          "train.sampling: %s, or give algorithm.noise_multiplier",
@@ -405,10 +389,10 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
     out->accountant_kind = (dp_accountant)(idx + 1);
 
     if ((rc = need_block(root, "algorithm", 1, &algo, err)) ||
-        (rc = read_algorithm(algo, out, err)) ||
+        (rc = spec_read_algorithm(algo, out, err)) ||
         (rc = need_block(root, "train", 1, &train, err)) ||
-        (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->synthetic.n,
-                         out->real ? SIZE_MAX : n_train, &out->train, err)))
+        (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->algo->full_batch,
+                         out->synthetic.n, out->real ? SIZE_MAX : n_train, &out->train, err)))
         return rc;
     if (out->real && dp_data_find(out->dataset)->regression)
         return cfg_error(err, cfg_get(model, "type"), 0,
@@ -416,7 +400,8 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
                          "classifiers only so far; `dperm data info %s` shows it",
                          out->dataset, out->dataset);
     /* A private run's default sampling is the one its accountant analyses. */
-    if (out->train.algorithm == DP_ALGO_DP_SGD && !cfg_get(train, "sampling"))
+    if (out->train.algorithm == DP_ALGO_DP_SGD && !out->algo->full_batch &&
+        !cfg_get(train, "sampling"))
         out->train.sampling = spec_accountant_sampling(out->accountant_kind);
 
     if ((rc = spec_read_number(root, "", "epsilon", 0, INFINITY,

@@ -18,6 +18,19 @@
 
 #define SPEC_MAX_HIDDEN 8
 
+/* One algorithm dperm runs: a setting of the first-order loop of algorithms/train.h
+ * (spec_algorithm.c holds the table; `dperm list algorithms` prints it). */
+typedef struct spec_algorithm {
+    const char *name, *description, *source;
+    int private_;      /* clips and adds noise: needs clip and epsilon or noise_multiplier */
+    dp_update update;  /* plain step or Adam */
+    int smoothing;     /* takes algorithm.smoothing (DP-LSSGD's A_sigma^{-1}) */
+    int full_batch;    /* every step the whole training set (gd, dp_gd) */
+} spec_algorithm;
+
+/* The algorithm table, *n entries. */
+const spec_algorithm *spec_algorithm_list(size_t *n);
+
 typedef struct run_spec {
     char experiment[128];
     /* dataset */
@@ -47,7 +60,8 @@ typedef struct run_spec {
     double epsilon;                   /* target epsilon > 0; INFINITY when not given */
     int has_noise_multiplier;         /* algorithm.noise_multiplier given explicitly */
     /* algorithm + train (cfg.noise_multiplier is 0 until calibrated when epsilon given) */
-    char algorithm[32];               /* algorithm.name: sgd | dp_sgd */
+    char algorithm[32];               /* algorithm.name (spec_algorithm_list) */
+    const spec_algorithm *algo;       /* its table entry */
     dp_train_cfg train;
     uint64_t seed;                    /* run seed (top-level `seed`, default 1) */
 } run_spec;
@@ -69,5 +83,9 @@ int spec_bind_data(run_spec *s, const cfg_node *root, const dp_data *d, dp_err *
 /* The batch sampling an accountant's analysis assumes: DP_SAMPLING_WOR for rdp_wor and
  * lssgd_theorem1, DP_SAMPLING_POISSON for every other. */
 dp_sampling spec_accountant_sampling(dp_accountant a);
+
+/* 1 if accountant a analyses batches drawn by s: its own sampling, or the full batch
+ * (q = 1, which every subsampling analysis covers). */
+int spec_accountant_fits(dp_accountant a, dp_sampling s);
 
 #endif

@@ -227,6 +227,8 @@ int spec_bind_data(run_spec *s, const cfg_node *root, const dp_data *d, dp_err *
                          "%s is a regression dataset (real target), and dperm's trainer fits "
                          "classifiers only so far; use `dperm data info %s` to inspect it",
                          d->name, d->name);
+    /* The gd family's batch is the whole training set, known only now. */
+    if (s->train.sampling == DP_SAMPLING_FULL) s->train.batch_size = s->n_train;
     const cfg_node *b = cfg_get(train, "batch_size");
     if (s->train.batch_size > s->n_train)
         return cfg_error(err, b ? b : train, b == NULL,

@@ -17,7 +17,9 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
     const char *model = !strcmp(which, "models") ? name : "logistic";
     const char *accountant = !strcmp(which, "accountants") ? name : "rdp";
     const char *algorithm = !strcmp(which, "algorithms") ? name : "dp_sgd";
-    int private_algo = strcmp(algorithm, "sgd") != 0;
+    int private_algo = strncmp(algorithm, "dp_", 3) == 0;
+    /* the gd family uses the whole training set: no batch_size */
+    int full = !strcmp(algorithm, "gd") || !strcmp(algorithm, "dp_gd");
     /* deep models need image-shaped data they fit: 3x32x32 for cnn_cifar and mlp's
      * default widths, 1x28x28 for the MNIST-shaped ones */
     const char *shape = "";
@@ -31,9 +33,9 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
              "dataset: {name: %s%s}\n"
              "model: {type: %s}\n"
              "privacy: {accountant: %s}\n"
-             "train: {epochs: 1, batch_size: 10, lr: 0.1}\n"
+             "train: {epochs: 1,%s lr: 0.1}\n"
              "algorithm: {name: %s%s}\n",
-             dataset, shape, model, accountant, algorithm,
+             dataset, shape, model, accountant, full ? "" : " batch_size: 10,", algorithm,
              private_algo ? ", clip: 1.0, noise_multiplier: 1.0" : "");
     cfg_doc doc;
     int rc = cfg_parse_string(&doc, yaml, strlen(yaml), "<registry>", err);

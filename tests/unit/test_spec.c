@@ -468,7 +468,7 @@ START_TEST(test_run_lr)
     spec_err(run_with(10, "  lr: {a: 1}\n", NULL), 10, 3,
              "train.lr: missing required key 'schedule'");
     spec_err(run_with(10, "  lr: {schedule: cosine}\n", NULL), 10, 18,
-             "unknown schedule 'cosine' (known: constant, inverse_t, step)");
+             "unknown schedule 'cosine' (known: constant, inverse_t, step, inverse_sqrt_t)");
     spec_err(run_with(10, "  lr: {schedule: inverse_t, value: 1}\n", NULL), 10, 29,
              "train.lr.value is not used by schedule 'inverse_t' (it takes: a)");
     spec_err(run_with(10, "  lr: {schedule: step, value: 1, step_at: 10}\n", NULL), 10, 3,
@@ -488,8 +488,9 @@ END_TEST
 START_TEST(test_run_algorithm)
 {
     spec_err(run_with(12, "", NULL), 11, 1, "algorithm: missing required key 'name'");
-    spec_err(run_with(12, "  name: adam\n", NULL), 12, 9,
-             "unknown algorithm 'adam' (known: sgd, dp_sgd)");
+    spec_err(run_with(12, "  name: newton\n", NULL), 12, 9,
+             "unknown algorithm 'newton' (known: sgd, gd, adam, dp_sgd, dp_gd, dp_adam, "
+             "dp_lssgd, dp_lsadam)");
     spec_err(run_with(12, "  name: dpsgd\n", NULL), 12, 9, "did you mean 'dp_sgd'?");
     spec_err(run_with(13, "", NULL), 11, 1, "algorithm: missing required key 'clip'");
     spec_err(run_with(13, "  clip: 0\n", NULL), 13, 9, "algorithm.clip must be > 0 (or .inf)");
@@ -532,16 +533,71 @@ END_TEST
 START_TEST(test_run_sgd_rejects)
 {
     spec_err(run_with(12, "  name: sgd\n", NULL), 13, 3,
-             "algorithm.clip is not used by sgd (non-private)");
-    spec_err(run_with(12, "  name: sgd\n", "") /* line 13: clip */, 13, 3,
-             "remove it or use dp_sgd");
+             "algorithm.clip is not used by sgd; remove it");
     cfg_doc d = parse_ok(run_with(12, "  name: sgd\n  noise_multiplier: 2\n", NULL));
-    /* line 13 is now noise_multiplier, line 14 clip: the first offending key is clip */
+    /* line 13 is now noise_multiplier, line 14 clip: keys are checked in file order */
     run_spec s;
     dp_err e;
-    assert_err(spec_from_config(d.root, &s, &e), &e, 14, 3, "algorithm.clip is not used by sgd");
-    ck_assert_ptr_nonnull(strstr(e.hint, "dp_sgd entry of the grid"));
+    assert_err(spec_from_config(d.root, &s, &e), &e, 13, 3,
+               "algorithm.noise_multiplier is not used by sgd");
+    ck_assert_ptr_nonnull(strstr(e.hint, "grid entries of the algorithms that use it"));
     cfg_doc_destroy(&d);
+}
+END_TEST
+
+/* spec-3.9: the first-order family: each algorithm's keys, defaults and batches. */
+START_TEST(test_run_family)
+{
+    const char *head = "experiment: s\ndataset: {name: synthetic, n: 200}\n"
+                       "model: {type: softmax}\n";
+    char buf[1024];
+    /* dp_lssgd: smoothing defaults to 1, takes any finite value >= 0 */
+    snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\nepsilon: 1\n"
+             "algorithm: {name: dp_lssgd, clip: 1}\n", head);
+    run_spec a = spec_ok(buf);
+    ck_assert_double_eq(a.train.smoothing, 1.0);
+    ck_assert_int_eq(a.train.update, DP_UPDATE_SGD);
+    ck_assert_int_eq(a.train.algorithm, DP_ALGO_DP_SGD);
+    snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\nepsilon: 1\n"
+             "algorithm: {name: dp_lsadam, clip: 1, smoothing: 3, beta1: 0.5}\n", head);
+    a = spec_ok(buf);
+    ck_assert_double_eq(a.train.smoothing, 3.0);
+    ck_assert_int_eq(a.train.update, DP_UPDATE_ADAM);
+    ck_assert_double_eq(a.train.adam_beta1, 0.5);
+    ck_assert_double_eq(a.train.adam_beta2, 0.999);
+    ck_assert_double_eq(a.train.adam_eps, 1e-8);
+    snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\n"
+             "algorithm: {name: dp_lssgd, clip: 1, noise_multiplier: 1, smoothing: -1}\n", head);
+    spec_err(buf, 5, 70, "algorithm.smoothing must be >= 0 and finite");
+    snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\n"
+             "algorithm: {name: adam, beta2: 1}\n", head);
+    spec_err(buf, 5, 32, "algorithm.beta2 must be in [0, 1)");
+    /* keys an algorithm does not use */
+    snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\n"
+             "algorithm: {name: sgd, smoothing: 1}\n", head);
+    spec_err(buf, 5, 24, "algorithm.smoothing is not used by sgd; remove it");
+    snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\nepsilon: 1\n"
+             "algorithm: {name: dp_sgd, clip: 1, beta1: 0.9}\n", head);
+    spec_err(buf, 6, 36, "algorithm.beta1 is not used by dp_sgd");
+    /* gd: the whole training set (160 of 200 with the default test fraction) each step */
+    snprintf(buf, sizeof buf, "%strain: {epochs: 3, lr: 0.1}\nalgorithm: {name: gd}\n", head);
+    a = spec_ok(buf);
+    ck_assert_int_eq(a.train.sampling, DP_SAMPLING_FULL);
+    ck_assert_uint_eq(a.train.batch_size, 160);
+    /* a shared train block's batch_size and sampling do not apply to it */
+    snprintf(buf, sizeof buf, "%strain: {epochs: 3, batch_size: 8, sampling: wor, lr: 0.1}\n"
+             "algorithm: {name: gd}\n", head);
+    a = spec_ok(buf);
+    ck_assert_int_eq(a.train.sampling, DP_SAMPLING_FULL);
+    ck_assert_uint_eq(a.train.batch_size, 160);
+    /* dp_gd calibrates from epsilon under any accountant: q = 1 */
+    snprintf(buf, sizeof buf, "%sprivacy: {accountant: rdp_wor}\nepsilon: 1\n"
+             "train: {epochs: 3, lr: {schedule: inverse_sqrt_t, a: 0.5}}\n"
+             "algorithm: {name: dp_gd, clip: 1}\n", head);
+    a = spec_ok(buf);
+    ck_assert_int_eq(a.train.sampling, DP_SAMPLING_FULL);
+    ck_assert_int_eq(a.train.lr_schedule, DP_LR_INVERSE_SQRT_T);
+    ck_assert_double_eq(a.train.lr_a, 0.5);
 }
 END_TEST
 
@@ -595,6 +651,7 @@ static Suite *spec_suite(void)
     suite_add_tcase(s, tcase("spec-3.6", test_run_algorithm));
     suite_add_tcase(s, tcase("spec-3.7", test_run_sgd_rejects));
     suite_add_tcase(s, tcase("spec-3.8", test_run_errors_in_grid));
+    suite_add_tcase(s, tcase("spec-3.9", test_run_family));
     return s;
 }
 

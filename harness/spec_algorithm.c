@@ -1,0 +1,125 @@
+/* spec_algorithm.c: the `algorithm` block of a run config, and the table of the
+ * first-order algorithms dperm runs (`dperm list algorithms` shows it).
+ *
+ *   algorithm.name             one of the table below
+ *   algorithm.clip             private ones: number > 0 or .inf, required
+ *   algorithm.noise_multiplier private ones: number >= 0; exactly one of this and epsilon
+ *   algorithm.smoothing        dp_lssgd, dp_lsadam: DP-LSSGD's sigma >= 0, default 1
+ *                              (0 reproduces dp_sgd / dp_adam bit for bit)
+ *   algorithm.beta1, beta2     Adam family: in [0, 1), defaults 0.9 and 0.999
+ *   algorithm.adam_eps         Adam family: > 0, default 1e-8 (Kingma & Ba 2014)
+ * A key the named algorithm does not use is an error at that key (with a hint for keys
+ * that come from a base block shared by a grid). Each algorithm is a setting of the one
+ * first-order loop of algorithms/train.h: privacy (clip + noise), batches (full-batch for
+ * the gd family, which ignores train.batch_size and train.sampling as sgd ignores
+ * epsilon), update rule (plain or Adam) and DP-LSSGD's smoothing.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "spec.h"
+#include "spec_int.h"
+
+static const spec_algorithm ALGORITHMS[] = {
+    {"sgd", "mini-batch SGD (non-private reference)", "Robbins & Monro 1951", 0,
+     DP_UPDATE_SGD, 0, 0},
+    {"gd", "full-batch gradient descent (non-private reference)", "Cauchy 1847; Zhang17 §3",
+     0, DP_UPDATE_SGD, 0, 1},
+    {"adam", "Adam (non-private reference)", "Kingma & Ba 2014, Alg. 1", 0, DP_UPDATE_ADAM, 0,
+     0},
+    {"dp_sgd",
+     "DP-SGD: per-example clipping to C, Gaussian noise sigma*C, Poisson, shuffled or wor "
+     "batches, any accountant",
+     "Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1", 1, DP_UPDATE_SGD, 0, 0},
+    {"dp_gd",
+     "DP gradient descent: every step the whole training set, clipped, Gaussian noise "
+     "(advanced composition with privacy.accountant: advanced, or RDP)",
+     "Lecture15 Alg. 2, Lemma 15.1; Wang et al. 2017 as compared in InputPert", 1,
+     DP_UPDATE_SGD, 0, 1},
+    {"dp_adam", "DP-Adam: Adam on the DP-SGD gradient", "TF Privacy DPAdamOptimizer; DP-LSSGD §4.2",
+     1, DP_UPDATE_ADAM, 0, 0},
+    {"dp_lssgd",
+     "DP-LSSGD: the DP-SGD gradient smoothed by A_sigma^{-1} (FFT) per parameter tensor",
+     "DP-LSSGD eq. 4, Alg. 1", 1, DP_UPDATE_SGD, 1, 0},
+    {"dp_lsadam", "DP-LSAdam: Adam on the Laplacian-smoothed DP-SGD gradient",
+     "DP-LSSGD §4.2", 1, DP_UPDATE_ADAM, 1, 0},
+};
+
+static const char *const ALGO_KEYS[] = {"name",      "clip",  "noise_multiplier", "smoothing",
+                                        "beta1",     "beta2", "adam_eps"};
+
+const spec_algorithm *spec_algorithm_list(size_t *n)
+{
+    *n = COUNT(ALGORITHMS);
+    return ALGORITHMS;
+}
+
+/* Whether algorithm a takes key k (one of ALGO_KEYS). */
+static int takes(const spec_algorithm *a, const char *k)
+{
+    if (!strcmp(k, "name")) return 1;
+    if (!strcmp(k, "clip") || !strcmp(k, "noise_multiplier")) return a->private_;
+    if (!strcmp(k, "smoothing")) return a->smoothing;
+    return a->update == DP_UPDATE_ADAM; /* beta1, beta2, adam_eps */
+}
+
+int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
+{
+    const char *names[COUNT(ALGORITHMS)];
+    for (size_t i = 0; i < COUNT(ALGORITHMS); i++) names[i] = ALGORITHMS[i].name;
+    int idx = 0, rc;
+    if ((rc = spec_check_keys(algo, "algorithm", ALGO_KEYS, COUNT(ALGO_KEYS), err)) ||
+        (rc = spec_read_enum(algo, "algorithm", "name", 1, 0, "algorithm", names,
+                             COUNT(ALGORITHMS), &idx, err)))
+        return rc;
+    const spec_algorithm *a = &ALGORITHMS[idx];
+    out->algo = a;
+    snprintf(out->algorithm, sizeof out->algorithm, "%s", a->name);
+    for (size_t i = 0; i < algo->n_items; i++) {
+        const char *k = algo->items[i]->key;
+        if (takes(a, k)) continue;
+        rc = cfg_error(err, algo->items[i], 1, "algorithm.%s is not used by %s; remove it",
+                       k, a->name);
+        dp_err_hint(err, "when it comes from a base algorithm block shared by a grid, move "
+                         "it into the grid entries of the algorithms that use it");
+        return rc;
+    }
+    dp_train_cfg *tc = &out->train;
+    tc->algorithm = a->private_ ? DP_ALGO_DP_SGD : DP_ALGO_SGD;
+    tc->update = a->update;
+    const spec_range unit = {0, 1, 0, 1, "in [0, 1)"};
+    if (a->update == DP_UPDATE_ADAM &&
+        ((rc = spec_read_number(algo, "algorithm", "beta1", 0, 0.9, unit, &tc->adam_beta1,
+                                err)) ||
+         (rc = spec_read_number(algo, "algorithm", "beta2", 0, 0.999, unit, &tc->adam_beta2,
+                                err)) ||
+         (rc = spec_read_number(algo, "algorithm", "adam_eps", 0, 1e-8,
+                                (spec_range){0, INFINITY, 1, 1, "> 0 and finite"},
+                                &tc->adam_eps, err))))
+        return rc;
+    if (a->smoothing &&
+        (rc = spec_read_number(algo, "algorithm", "smoothing", 0, 1.0,
+                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
+                               &tc->smoothing, err)))
+        return rc;
+    if (!a->private_) {
+        tc->clip = INFINITY;
+        tc->noise_multiplier = 0;
+        return 0;
+    }
+    if (!cfg_get(algo, "clip")) {
+        rc = spec_missing(algo, "algorithm", "clip", err);
+        dp_err_hint(err, "%s clips each example's gradient to norm clip (> 0, or .inf)",
+                    a->name);
+        return rc;
+    }
+    if ((rc = spec_read_number(algo, "algorithm", "clip", 1, 0,
+                               (spec_range){0, INFINITY, 1, 0, "> 0 (or .inf)"}, &tc->clip,
+                               err)) ||
+        (rc = spec_read_number(algo, "algorithm", "noise_multiplier", 0, 0,
+                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
+                               &tc->noise_multiplier, err)))
+        return rc;
+    out->has_noise_multiplier = cfg_get(algo, "noise_multiplier") != NULL;
+    return 0;
+}
