@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../../algorithms/base/rng.h"
+#include "../../algorithms/base/vec.h"
 #include "../../algorithms/models/model.h"
 #include "test_util.h"
 
@@ -371,6 +372,27 @@ START_TEST(test_mini_mnist)
 }
 END_TEST
 
+START_TEST(test_cnn_cifar)
+{
+    /* the full CIFAR net (DPlis Table 11's tempered sigmoid) in chunks of 2; its third
+     * conv without a stored buffer, so the workspace's own per-example buffer is used */
+    dp_model m, ref;
+    ck_assert_int_eq(dp_model_build_named(&m, "cnn_cifar", NULL, 0, "tempered_sigmoid", 3, 32,
+                                          32, 10, 2, 5, NULL),
+                     DP_OK);
+    ck_assert_int_eq(dp_model_build_named(&ref, "cnn_cifar", NULL, 0, "tempered_sigmoid", 3,
+                                          32, 32, 10, 1, 5, NULL),
+                     DP_OK);
+    size_t third = 0;
+    for (size_t l = 0, n = 0; l < m.n_layers; l++)
+        if (m.layers[l].spec.kind == DP_LAYER_CONV && ++n == 3) third = l;
+    m.layers[third].pex_g = NULL;
+    m.layers[third].pex_method = DP_CONV_PEX_DIRECT;
+    check_smooth(&m, &ref, 3, 206);
+    dp_model_destroy(&m), dp_model_destroy(&ref);
+}
+END_TEST
+
 // ---- pexs-3: reductions to dp_model_clipped_grad ---------------------------------------------
 
 START_TEST(test_reduce_mlp)
@@ -449,6 +471,26 @@ START_TEST(test_reduce_unstored)
 }
 END_TEST
 
+START_TEST(test_threads)
+{
+    /* 50,890 parameters: the perturbations span two noise chunks, drawn on two threads;
+     * K = 1 must still be DP-SGD at the one-thread theta + z_0, bit for bit */
+    dp_model m, ref;
+    int hid[1] = {64};
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 1, "relu", 1, 28, 28, 10, 8, 1, NULL),
+                     DP_OK);
+    ck_assert_int_eq(dp_model_build_named(&ref, "mlp", hid, 1, "relu", 1, 28, 28, 10, 8, 1,
+                                          NULL),
+                     DP_OK);
+    ck_assert_uint_gt(m.n_params, DP_NOISE_CHUNK);
+    int saved = dp_blas_threads();
+    dp_blas_set_threads(2);
+    check_reductions(&m, &ref, 8, 308);
+    dp_blas_set_threads(saved);
+    dp_model_destroy(&m), dp_model_destroy(&ref);
+}
+END_TEST
+
 // ---- pexs-4: the workspace --------------------------------------------------------------------
 
 START_TEST(test_workspace)
@@ -492,11 +534,13 @@ static Suite *pexgrad_smooth_suite(void)
     test_add_case(s, "pexs-2.2", test_small_cnn_direct, 120);
     test_add_case(s, "pexs-2.3", test_small_cnn_gram, 120);
     test_add_case(s, "pexs-2.4", test_mini_mnist, 120);
+    test_add_case(s, "pexs-2.5", test_cnn_cifar, 300);
     test_add_case(s, "pexs-3.1", test_reduce_mlp, 120);
     test_add_case(s, "pexs-3.2", test_reduce_mlp_chunks, 120);
     test_add_case(s, "pexs-3.3", test_reduce_small_cnn, 120);
     test_add_case(s, "pexs-3.4", test_reduce_cnn_mnist, 120);
     test_add_case(s, "pexs-3.5", test_reduce_unstored, 120);
+    test_add_case(s, "pexs-3.6", test_threads, 120);
     test_add_case(s, "pexs-4.1", test_workspace, 120);
     return s;
 }
