@@ -38,12 +38,12 @@
  *     (STORED: per-example gradients and a GEMV; DIRECT/GRAM: norms, then the batch dW
  *     on rescaled errors). So K = 1 repeats dp_model_clipped_grad operation for operation.
  *   - conv otherwise: each example's gradient summed over the copies is materialized
- *     ((B, OC*K + OC), one GEMM per example and copy, the flops of K batch dW passes) and
- *     the clipped sum is one GEMV. Why not a Gram over copies: it would need every copy's
- *     im2col patches (P x K per example and copy, 16x the activations for cnn_mnist's
- *     second conv); the materialized gradient is bounded (8224 doubles per example for
- *     cnn_mnist's second conv) and reuses the model's stored-gradient buffer when the
- *     layer has one.
+ *     ((B, OC*KH*KW*C + OC), one GEMM per example and copy, the flops of K batch dW
+ *     passes) and the clipped sum is one GEMV. Why not a Gram over copies: it would need
+ *     every copy's im2col patches (P x KH*KW*C per example and copy: 6,400 doubles for
+ *     cnn_mnist's second conv, K times), while the materialized sum is one row per
+ *     example whatever K (8,224 doubles there), and reuses the model's stored-gradient
+ *     buffer when the layer has one.
  * Memory: one workspace per model and maximal K (dp_model_smooth_init), allocated once:
  * the perturbed parameters, and per example of a chunk the stored errors and inputs
  * above. The chunk is max_batch unless that would exceed DP_SMOOTH_BUDGET (64 MB), so a
@@ -51,8 +51,8 @@
  * perturbations (the numbers are the same; only their cost is repeated).
  * With sigma_s = 0 the parameters are used in place (no copy), and with K = 1 every sum
  * over copies is a copy, every 1/K a 1, so the result is bit for bit
- * dp_model_clipped_grad's when the chunks agree (conv layers other than the first are
- * STORED, as in cnn_mnist at batch 256; tested).
+ * dp_model_clipped_grad's when the chunks agree and the conv layers reading a hidden
+ * buffer are STORED (as in cnn_mnist at batch 256; tested).
  *
  * Cost. K forward and error-backward passes are inherent in Alg. 2, plus K draws of
  * n_params normals; what is done once is the first layer's weight gradient (shared
