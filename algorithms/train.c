@@ -42,6 +42,7 @@ typedef struct trainer {
     double *R;      /* (max(chunk, EVAL_ROWS), k) residuals */
     double *ws;     /* (max(chunk, EVAL_ROWS), k) scaled residuals */
     double *scale;  /* (chunk) per-example clip factors */
+    double *smooth_ws; /* DPlis workspace (dp_linear_smooth_ws for chunk rows), or NULL */
 } trainer;
 
 // ---- validation and set-up --------------------------------------------------------------
@@ -86,6 +87,7 @@ static void trainer_free(trainer *t)
 {
     free(t->yb);
     free(t->mem);
+    free(t->smooth_ws);
 }
 
 // ---- the two callbacks of the loop ------------------------------------------------------
@@ -149,6 +151,29 @@ static void linear_grad_sum(void *ctx, const size_t *batch, size_t nb, double cl
     }
 }
 
+/* DPlis: the same over the K perturbed copies. One set of perturbations serves the
+ * whole batch, so every chunk starts from the same generator state. */
+static void linear_smoothed_grad_sum(void *ctx, const size_t *batch, size_t nb, double clip,
+                                     int K, double sigma_s, dp_rng *rng, double *g)
+{
+    trainer *t = ctx;
+    size_t d = t->d;
+    dp_rng start = *rng, r = *rng;
+    if (nb == 0) dp_rng_seek(&r, start.position + (uint64_t)K); /* as a call would */
+    for (size_t c0 = 0; c0 < nb; c0 += t->chunk) {
+        size_t cn = nb - c0 < t->chunk ? nb - c0 : t->chunk;
+        for (size_t i = 0; i < cn; i++) {
+            size_t e = batch[c0 + i];
+            memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
+            t->yb[i] = t->y_train[e];
+        }
+        r = start;
+        dp_linear_smoothed_clipped_grad(t->m, t->xb, t->yb, cn, clip, K, sigma_s, &r, g, NULL,
+                                        t->smooth_ws);
+    }
+    *rng = r;
+}
+
 // ---- entry point ------------------------------------------------------------------------
 
 int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train,
@@ -172,9 +197,20 @@ int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train
     t.k = m->k;
     t.chunk = cfg->batch_size;
     if ((rc = trainer_alloc(&t, err)) != DP_OK) return rc;
+    if (cfg->dplis_samples > 0) {
+        size_t n_ws = dp_linear_smooth_ws(m, t.chunk);
+        t.smooth_ws = malloc(n_ws * sizeof *t.smooth_ws);
+        if (!t.smooth_ws) {
+            trainer_free(&t);
+            return dp_err_set(err, DP_ENOMEM, "out of memory for the DPlis workspace (%zu "
+                              "doubles)", n_ws);
+        }
+    }
 
     dp_train_ops ops = {.ctx = &t, .w = m->w, .n_params = t.P, .l2 = m->l2,
-                        .grad_sum = linear_grad_sum, .evaluate = linear_evaluate};
+                        .grad_sum = linear_grad_sum,
+                        .smoothed_grad_sum = linear_smoothed_grad_sum,
+                        .evaluate = linear_evaluate};
     rc = dp_train_run(cfg, n_train, &ops, result, err);
     trainer_free(&t);
     return rc;

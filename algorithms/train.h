@@ -6,7 +6,10 @@
  *   batches   shuffle, Poisson, without replacement, or the full training set (GD)
  *   update    plain gradient step or Adam (Kingma & Ba 2014, Alg. 1)
  *   smoothing DP-LSSGD's A_s^{-1} (Wang et al., eq. 4) of the privatized direction
- * so sgd, gd, adam, dp_sgd, dp_gd, dp_adam, dp_lssgd and dp_lsadam are settings of it.
+ *   DPlis     each per-example gradient averaged over K perturbed copies of the weights
+ *             before clipping (Wang et al. 2021, Alg. 2)
+ * so sgd, gd, adam, dp_sgd, dp_gd, dp_adam, dp_lssgd, dp_lsadam and dplis are settings
+ * of it.
  *
  * DP-SGD step, as in DPlis Alg. 1 / Lecture15 Alg. 4:
  *   batch B_t (fixed size b from a per-epoch shuffle, Poisson with rate q = b/n, an
@@ -17,8 +20,10 @@
  *   d  <- A_s^{-1} d per parameter tensor when smoothing s > 0 (DP-LSSGD Alg. 1;
  *          DP-LSAdam: the smoothed direction feeds Adam, DP-LSSGD §4.2),
  *   w  -= eta_t d, or Adam's step on d.
- * With sigma = 0 and C = inf this is exactly mini-batch SGD, and with s = 0 DP-LSSGD is
- * DP-SGD (both tested bit for bit).
+ * DPlis replaces g_i by (1/K) sum_k grad loss(w + z_k; x_i), z_k ~ N(0, sigma_s^2 I) drawn
+ * once per step for the whole batch (stream DP_STREAM_ALGO), sigma_s = R eta_t sigma C / b.
+ * With sigma = 0 and C = inf this is exactly mini-batch SGD, with s = 0 DP-LSSGD is
+ * DP-SGD, and with R = 0 or K = 0 DPlis is DP-SGD (all tested bit for bit).
  */
 #ifndef DPERM_TRAIN_H
 #define DPERM_TRAIN_H
@@ -50,6 +55,8 @@ typedef enum {
     DP_UPDATE_ADAM = 1   /* Adam on d, bias-corrected moments (Kingma & Ba 2014, Alg. 1) */
 } dp_update;
 
+#define DP_DPLIS_MAX_SAMPLES 1000
+
 typedef struct dp_train_cfg {
     dp_algorithm algorithm;
     int epochs;                /* >= 1 */
@@ -67,6 +74,10 @@ typedef struct dp_train_cfg {
     double adam_beta2;         /* Adam: in [0, 1), e.g. 0.999 */
     double adam_eps;           /* Adam: > 0, e.g. 1e-8 */
     double smoothing;          /* DP-LSSGD's s >= 0 (finite); 0: no smoothing */
+    int dplis_samples;         /* DPlis's K >= 0: per-example gradients averaged over K
+                                  perturbed copies of the weights; 0: off */
+    double dplis_radius;       /* DPlis's R >= 0 (finite): perturbation std
+                                  R eta_t sigma C / b; 0: off */
     int eval_every;            /* evaluate every this many epochs (>= 1); always at the end */
     uint64_t seed;             /* run seed: streams DP_STREAM_INIT/BATCH/NOISE derive from it */
 } dp_train_cfg;

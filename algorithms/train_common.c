@@ -116,6 +116,12 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
     if (!(c->smoothing >= 0.0) || !isfinite(c->smoothing))
         return dp_err_set(err, DP_EINVAL, "algorithm.smoothing %g must be finite and >= 0",
                           c->smoothing);
+    if (c->dplis_samples < 0 || c->dplis_samples > DP_DPLIS_MAX_SAMPLES)
+        return dp_err_set(err, DP_EINVAL, "algorithm.samples %d must be in 0..%d",
+                          c->dplis_samples, DP_DPLIS_MAX_SAMPLES);
+    if (!(c->dplis_radius >= 0.0) || !isfinite(c->dplis_radius))
+        return dp_err_set(err, DP_EINVAL, "algorithm.radius %g must be finite and >= 0",
+                          c->dplis_radius);
     switch (c->lr_schedule) {
     case DP_LR_CONSTANT:
         if (!(c->lr > 0.0) || !isfinite(c->lr))
@@ -223,8 +229,10 @@ typedef struct loop {
     double *w_prev;   /* (P) weights before the current step, restored on divergence */
     double *adam_m, *adam_v; /* (P) Adam's moment estimates, or NULL */
     dp_smoother *smooth;     /* one per parameter tensor when smoothing > 0, else NULL */
+    dp_rng perturb;          /* DPlis's weight perturbations, stream DP_STREAM_ALGO */
     size_t n_smooth;
     long t;                  /* steps taken, including the current one (Adam's t) */
+    int dplis;               /* DPlis on: K >= 1, R > 0 and noise (else it is DP-SGD) */
 } loop;
 
 /* One step on the examples batch[0..nb): w_prev = w, the direction
@@ -236,7 +244,14 @@ static void sgd_step(loop *L, const size_t *batch, size_t nb, double eta, dp_rng
     const dp_train_cfg *c = L->cfg;
     size_t P = ops->n_params;
     memset(L->g, 0, P * sizeof *L->g);
-    ops->grad_sum(ops->ctx, batch, nb, L->clip, L->g);
+    if (L->dplis) {
+        /* DPlis Alg. 2: sigma_smooth = R (eta / L) sigma C, L the expected batch size. */
+        double sigma_s = c->dplis_radius * eta * L->noise_std / (double)c->batch_size;
+        ops->smoothed_grad_sum(ops->ctx, batch, nb, L->clip, c->dplis_samples, sigma_s,
+                               &L->perturb, L->g);
+    } else {
+        ops->grad_sum(ops->ctx, batch, nb, L->clip, L->g);
+    }
     /* The step's noise on as many threads as the BLAS uses; its numbers do not depend on
      * how many (rng.h). */
     if (L->noise_std > 0.0)
@@ -346,6 +361,14 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
         L.adam_v = L.mem + 3 * P;
     }
     if (cfg->smoothing > 0.0 && (rc = plan_smoothing(&L, err)) != DP_OK) goto fail;
+    /* R = 0 or K = 0 (or no noise, so sigma_smooth = 0) is DP-SGD exactly: the plain
+     * gradient path, not K identical copies averaged. */
+    L.dplis = dp && cfg->dplis_samples > 0 && cfg->dplis_radius > 0.0 && L.noise_std > 0.0;
+    if (L.dplis && !ops->smoothed_grad_sum) {
+        rc = dp_err_set(err, DP_EINVAL, "this model has no DPlis gradient");
+        goto fail;
+    }
+    dp_rng_init(&L.perturb, cfg->seed, DP_STREAM_ALGO);
 
     dp_rng batch_rng, noise_rng;
     dp_rng_init(&batch_rng, cfg->seed, DP_STREAM_BATCH);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/rng.h"
 #include "train.h"
 
 typedef struct dp_train_ops {
@@ -32,6 +33,12 @@ typedef struct dp_train_ops {
      * batch gradient: sgd and dp_sgd with C = inf share this path). nb may be 0 (an
      * empty Poisson batch) and may exceed cfg->batch_size. Cannot fail. */
     void (*grad_sum)(void *ctx, const size_t *batch, size_t nb, double clip, double *g);
+    /* DPlis (optional: NULL when the model has none): g += sum over the batch of
+     * clip( (1/K) sum_k per-example gradient at w + z_k ), z_k = sigma_s times K normal
+     * vectors drawn from *rng, shared by the whole batch (models/model.h,
+     * models/linear.h say exactly how); *rng moves on by K blocks. K >= 1. */
+    void (*smoothed_grad_sum)(void *ctx, const size_t *batch, size_t nb, double clip, int K,
+                              double sigma_s, dp_rng *rng, double *g);
     /* Fill pt's train_loss (mean data loss + l2/2 ||w||^2), grad_norm (of that
      * objective's full-batch gradient), test_loss and test_accuracy for the current
      * weights; scratch (n_params) may be overwritten. Non-finite metrics are not an

@@ -38,6 +38,7 @@ typedef struct trainer {
     size_t cap;     /* rows of the gather buffer: min(n_train, max_batch) */
     double *xb;     /* (cap, in_size) gathered rows of the current piece of a batch */
     int *yb;        /* (cap) their labels */
+    dp_model_smooth smooth; /* DPlis workspace (zeroed when unused) */
 } trainer;
 
 static int validate(const dp_model *m, double l2, const dp_train_cfg *c,
@@ -76,6 +77,29 @@ static void model_grad_sum(void *ctx, const size_t *batch, size_t nb, double cli
         else
             dp_model_loss_grad(t->m, t->xb, t->yb, cn, g);
     }
+}
+
+/* DPlis: the same over the K perturbed copies. One set of perturbations serves the
+ * whole batch, so every piece starts from the same generator state. */
+static void model_smoothed_grad_sum(void *ctx, const size_t *batch, size_t nb, double clip,
+                                    int K, double sigma_s, dp_rng *rng, double *g)
+{
+    trainer *t = ctx;
+    size_t d = t->in_size;
+    dp_rng start = *rng, r = *rng;
+    if (nb == 0) dp_rng_seek(&r, start.position + (uint64_t)K); /* as a call would */
+    for (size_t c0 = 0; c0 < nb; c0 += t->cap) {
+        size_t cn = nb - c0 < t->cap ? nb - c0 : t->cap;
+        for (size_t i = 0; i < cn; i++) {
+            size_t e = batch[c0 + i];
+            memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
+            t->yb[i] = t->y_train[e];
+        }
+        r = start;
+        dp_model_smoothed_clipped_grad(t->m, &t->smooth, t->xb, t->yb, cn, clip, K, sigma_s,
+                                       &r, g, NULL);
+    }
+    *rng = r;
 }
 
 /* Metrics of the current weights; g (n_params) is scratch for the full-batch gradient.
@@ -133,6 +157,9 @@ int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double
                         t.in_size);
         goto done;
     }
+    if (cfg->dplis_samples > 0 &&
+        (rc = dp_model_smooth_init(&t.smooth, m, cfg->dplis_samples, err)) != DP_OK)
+        goto done;
     size_t n_tensors = 0;
     for (size_t l = 0; l < m->n_layers; l++) {
         const dp_layer *L = &m->layers[l];
@@ -142,10 +169,12 @@ int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double
 
     dp_train_ops ops = {.ctx = &t, .w = m->params, .n_params = m->n_params, .l2 = l2,
                         .n_tensors = n_tensors, .tensor_off = toff, .tensor_len = tlen,
-                        .grad_sum = model_grad_sum, .evaluate = model_evaluate};
+                        .grad_sum = model_grad_sum, .smoothed_grad_sum = model_smoothed_grad_sum,
+                        .evaluate = model_evaluate};
     rc = dp_train_run(cfg, n_train, &ops, result, err);
 
 done:
+    dp_model_smooth_destroy(&t.smooth);
     free(tlen);
     free(toff);
     free(t.yb);

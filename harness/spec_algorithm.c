@@ -8,6 +8,9 @@
  *                              (0 reproduces dp_sgd / dp_adam bit for bit)
  *   algorithm.beta1, beta2     Adam family: in [0, 1), defaults 0.9 and 0.999
  *   algorithm.adam_eps         Adam family: > 0, default 1e-8 (Kingma & Ba 2014)
+ *   algorithm.radius           dplis: R >= 0, default 10 (DPlis §5.1: R = 10 and R_best)
+ *   algorithm.samples          dplis: K in 0..1000, default 10 (DPlis §5.1); R = 0 or
+ *                              K = 0 reproduces dp_sgd bit for bit
  * A key the named algorithm does not use is an error at that key (with a hint for keys
  * that come from a base block shared by a grid). Each algorithm is a setting of the one
  * first-order loop of algorithms/train.h: privacy (clip + noise), batches (full-batch for
@@ -43,10 +46,15 @@ static const spec_algorithm ALGORITHMS[] = {
      "DP-LSSGD eq. 4, Alg. 1", 1, DP_UPDATE_SGD, 1, 0},
     {"dp_lsadam", "DP-LSAdam: Adam on the Laplacian-smoothed DP-SGD gradient",
      "DP-LSSGD §4.2", 1, DP_UPDATE_ADAM, 1, 0},
+    {"dplis",
+     "DPlis: DP-SGD on the randomized-smoothing loss, each per-example gradient averaged "
+     "over K perturbed weight copies before clipping",
+     "DPlis eq. 6, Alg. 2", 1, DP_UPDATE_SGD, 0, 0},
 };
 
-static const char *const ALGO_KEYS[] = {"name",      "clip",  "noise_multiplier", "smoothing",
-                                        "beta1",     "beta2", "adam_eps"};
+static const char *const ALGO_KEYS[] = {"name",  "clip",  "noise_multiplier", "smoothing",
+                                        "beta1", "beta2", "adam_eps",         "radius",
+                                        "samples"};
 
 const spec_algorithm *spec_algorithm_list(size_t *n)
 {
@@ -60,6 +68,7 @@ static int takes(const spec_algorithm *a, const char *k)
     if (!strcmp(k, "name")) return 1;
     if (!strcmp(k, "clip") || !strcmp(k, "noise_multiplier")) return a->private_;
     if (!strcmp(k, "smoothing")) return a->smoothing;
+    if (!strcmp(k, "radius") || !strcmp(k, "samples")) return !strcmp(a->name, "dplis");
     return a->update == DP_UPDATE_ADAM; /* beta1, beta2, adam_eps */
 }
 
@@ -102,6 +111,16 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
                                (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
                                &tc->smoothing, err)))
         return rc;
+    if (!strcmp(a->name, "dplis")) {
+        long k;
+        if ((rc = spec_read_number(algo, "algorithm", "radius", 0, 10.0,
+                                   (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
+                                   &tc->dplis_radius, err)) ||
+            (rc = spec_read_int(algo, "algorithm", "samples", 0, 10, 0, DP_DPLIS_MAX_SAMPLES,
+                                &k, err)))
+            return rc;
+        tc->dplis_samples = (int)k;
+    }
     if (!a->private_) {
         tc->clip = INFINITY;
         tc->noise_multiplier = 0;

@@ -302,6 +302,83 @@ START_TEST(test_deep_smoothing)
 }
 END_TEST
 
+/* opt-3.1: DPlis reduces to DP-SGD bit for bit with R = 0 or K = 0 (issue requirement
+ * (d)), on a linear and on a deep model; with R > 0 and K > 1 it trains to finite
+ * metrics and different weights; and its batches and noise are DP-SGD's (separate
+ * streams): with sigma_smooth tiny (R = 1e-12), the weights agree with DP-SGD's to
+ * 1e-9 relative, so nothing but the perturbations changed. */
+START_TEST(test_dplis_reductions)
+{
+    data D;
+    make_data(&D, 300, 10, 3, 13);
+    const struct {
+        int K;
+        double R;
+        int same; /* 1: bit for bit, 2: to 1e-9, 0: different */
+    } cases[] = {{0, 10.0, 1}, {5, 0.0, 1}, {3, 1e-12, 2}, {3, 10.0, 0}};
+    for (int deep = 0; deep < 2; deep++) {
+        double *ref = NULL;
+        size_t P = 0;
+        for (int v = -1; v < 4; v++) {
+            dp_train_cfg c = cfg(DP_ALGO_DP_SGD, 24, 2);
+            c.sampling = DP_SAMPLING_POISSON;
+            c.noise_multiplier = 1.0;
+            c.lr = 0.2;
+            if (v >= 0) c.dplis_samples = cases[v].K, c.dplis_radius = cases[v].R;
+            double *w;
+            dp_train_result r;
+            dp_err e;
+            dp_err_clear(&e);
+            if (deep) {
+                dp_layer_spec layers[3];
+                memset(layers, 0, sizeof layers);
+                layers[0].kind = DP_LAYER_DENSE, layers[0].units = 6;
+                layers[1].kind = DP_LAYER_ACT, layers[1].act.kind = DP_ACT_TANH;
+                layers[2].kind = DP_LAYER_DENSE, layers[2].units = 3;
+                dp_model m;
+                ck_assert_int_eq(dp_model_build(&m, layers, 3, 1, 1, 10, 3, 16, 5, &e), DP_OK);
+                ck_assert_msg(dp_train_model(&m, &c, 0.0, D.train.x, D.train.y, D.train.n,
+                                             D.test.x, D.test.y, D.test.n, &r, &e) == DP_OK,
+                              "%s", e.msg);
+                P = m.n_params;
+                w = malloc(P * sizeof *w);
+                memcpy(w, m.params, P * sizeof *w);
+                dp_model_destroy(&m);
+            } else {
+                dp_linear m;
+                r = run_linear(&m, &c, &D, 1e-3);
+                P = m.n_params;
+                w = malloc(P * sizeof *w);
+                memcpy(w, m.w, P * sizeof *w);
+                dp_linear_destroy(&m);
+            }
+            ck_assert(!r.diverged && isfinite(r.final.test_loss));
+            dp_train_result_destroy(&r);
+            if (v < 0) {
+                ref = w;
+                continue;
+            }
+            double worst = 0.0;
+            for (size_t j = 0; j < P; j++) {
+                double rel = fabs(w[j] - ref[j]) / (fabs(ref[j]) + 1e-300);
+                if (rel > worst) worst = rel;
+            }
+            if (cases[v].same == 1)
+                ck_assert_msg(memcmp(w, ref, P * sizeof *w) == 0, "deep %d K %d R %g differ",
+                              deep, cases[v].K, cases[v].R);
+            else if (cases[v].same == 2)
+                ck_assert_msg(worst < 1e-9, "deep %d: R = 1e-12 moved the weights by %g", deep,
+                              worst);
+            else
+                ck_assert_msg(worst > 1e-6, "deep %d: R = 10 changed nothing", deep);
+            free(w);
+        }
+        free(ref);
+    }
+    free_data(&D);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("optimizers");
@@ -311,6 +388,7 @@ int main(void)
     test_add_case(s, "opt-1.4", test_full_batch, 60);
     test_add_case(s, "opt-1.5", test_validation, 60);
     test_add_case(s, "opt-2.1", test_deep_smoothing, 120);
+    test_add_case(s, "opt-3.1", test_dplis_reductions, 120);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -17,9 +17,13 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
     const char *model = !strcmp(which, "models") ? name : "logistic";
     const char *accountant = !strcmp(which, "accountants") ? name : "rdp";
     const char *algorithm = !strcmp(which, "algorithms") ? name : "dp_sgd";
-    int private_algo = strncmp(algorithm, "dp_", 3) == 0;
-    /* the gd family uses the whole training set: no batch_size */
-    int full = !strcmp(algorithm, "gd") || !strcmp(algorithm, "dp_gd");
+    /* private algorithms need clip and a noise multiplier; the gd family uses the whole
+     * training set (no batch_size) */
+    int private_algo = 1, full = 0;
+    size_t n_algos;
+    const spec_algorithm *algos = spec_algorithm_list(&n_algos);
+    for (size_t i = 0; i < n_algos; i++)
+        if (!strcmp(algos[i].name, algorithm)) private_algo = algos[i].private_, full = algos[i].full_batch;
     /* deep models need image-shaped data they fit: 3x32x32 for cnn_cifar and mlp's
      * default widths, 1x28x28 for the MNIST-shaped ones */
     const char *shape = "";

@@ -490,7 +490,7 @@ START_TEST(test_run_algorithm)
     spec_err(run_with(12, "", NULL), 11, 1, "algorithm: missing required key 'name'");
     spec_err(run_with(12, "  name: newton\n", NULL), 12, 9,
              "unknown algorithm 'newton' (known: sgd, gd, adam, dp_sgd, dp_gd, dp_adam, "
-             "dp_lssgd, dp_lsadam)");
+             "dp_lssgd, dp_lsadam, dplis)");
     spec_err(run_with(12, "  name: dpsgd\n", NULL), 12, 9, "did you mean 'dp_sgd'?");
     spec_err(run_with(13, "", NULL), 11, 1, "algorithm: missing required key 'clip'");
     spec_err(run_with(13, "  clip: 0\n", NULL), 13, 9, "algorithm.clip must be > 0 (or .inf)");
@@ -572,6 +572,15 @@ START_TEST(test_run_family)
     snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\n"
              "algorithm: {name: adam, beta2: 1}\n", head);
     spec_err(buf, 5, 32, "algorithm.beta2 must be in [0, 1)");
+    /* dplis: R and K default to the paper's 10 and 10 */
+    snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\nepsilon: 1\n"
+             "algorithm: {name: dplis, clip: 1}\n", head);
+    a = spec_ok(buf);
+    ck_assert_double_eq(a.train.dplis_radius, 10.0);
+    ck_assert_int_eq(a.train.dplis_samples, 10);
+    snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\nepsilon: 1\n"
+             "algorithm: {name: dplis, clip: 1, samples: -1}\n", head);
+    spec_err(buf, 6, 44, "algorithm.samples");
     /* keys an algorithm does not use */
     snprintf(buf, sizeof buf, "%strain: {epochs: 1, batch_size: 8, lr: 0.1}\n"
              "algorithm: {name: sgd, smoothing: 1}\n", head);
