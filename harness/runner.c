@@ -8,6 +8,7 @@
 #include "../algorithms/models/model.h"
 #include "../algorithms/privacy/accountant.h"
 #include "../algorithms/train_model.h"
+#include "convex.h"
 #include "progress.h"
 #include "provenance.h"
 
@@ -18,14 +19,18 @@ size_t runner_train_size(const run_spec *s)
 
 long runner_planned_steps(const run_spec *s)
 {
+    if (s->train.batch_size == 0) return s->train.epochs; /* a driver's own iterations */
     size_t per_epoch = runner_train_size(s) / s->train.batch_size;
     if (per_epoch < 1) per_epoch = 1;
     return (long)s->train.epochs * (long)per_epoch;
 }
 
+/* A private run of the first-order loop (its noise is calibrated and accounted here;
+ * a convex driver does both itself). */
 static int is_private(const run_spec *s)
 {
-    return s->train.algorithm == DP_ALGO_DP_SGD;
+    return s->train.algorithm == DP_ALGO_DP_SGD &&
+           (!s->algo || s->algo->kind == SPEC_KIND_FIRST_ORDER);
 }
 
 int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err)
@@ -115,6 +120,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     dp_linear model = {0};
     dp_model deep = {0};
     dp_train_result res = {0};
+    json_t *driver_metrics = NULL; /* a convex driver's own metrics (convex.h) */
     const char *status = "failed";
     /* Real data were loaded and split once by the parent (data_cache.c); the worker reads
      * them in place. Synthetic data are generated here, per run (cheap, and seeded). */
@@ -139,6 +145,13 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
         if (rc == 0)
             rc = dp_train_model(&deep, &s->train, s->l2, tr->x, tr->y, tr->n, te->x, te->y,
                                 te->n, &res, &err);
+    } else if (rc == 0 && s->algo && s->algo->kind == SPEC_KIND_CONVEX) {
+        const convex_driver *drv = convex_find(s->algorithm);
+        driver_metrics = json_object();
+        if (!drv || !driver_metrics)
+            rc = dp_err_set(&err, DP_ENOMEM, "no driver for %s", s->algorithm);
+        else
+            rc = drv->run(run->config, s, tr, te, &res, driver_metrics, &err);
     } else if (rc == 0) {
         rc = dp_linear_init(&model, s->loss, tr->d, tr->n_classes, s->l2, &err);
         if (rc == 0)
@@ -174,7 +187,8 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     json_object_set_new(m, "grad_norm", num(rc ? NAN : f->grad_norm));
     json_object_set_new(m, "iterations", json_integer(res.iterations));
     json_object_set_new(m, "epochs", num(rc ? NAN : f->epoch));
-    json_object_set_new(m, "epsilon", num(is_private(s) ? s->epsilon : INFINITY));
+    json_object_set_new(m, "epsilon",
+                        num(s->algo && s->algo->private_ ? s->epsilon : INFINITY));
     json_object_set_new(m, "epsilon_spent", num(eps_spent));
     json_object_set_new(m, "delta", num(s->delta));
     json_object_set_new(m, "noise_multiplier", num(s->train.noise_multiplier));
@@ -182,6 +196,8 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     json_object_set_new(m, "accountant", json_string(accountant));
     json_object_set_new(m, "cpu_seconds", json_real(cpu));
     json_object_set_new(m, "wall_seconds", json_real(wall));
+    /* A driver's own metrics (privacy spent by its theorem, optimality gap, ...) win. */
+    if (driver_metrics && rc == 0) json_object_update(m, driver_metrics);
     json_object_set_new(rec, "metrics", m);
     json_object_set_new(rec, "curves", rc ? json_object() : curves_json(&res));
     json_object_set_new(prov, "started", json_string(started));
@@ -189,6 +205,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     json_object_set_new(rec, "provenance", prov);
     prov = NULL;
 oom:
+    json_decref(driver_metrics);
     json_decref(prov);
     dp_train_result_destroy(&res);
     dp_linear_destroy(&model);

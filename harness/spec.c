@@ -69,6 +69,8 @@
  * for the document keys (report, scales) are listed in spec_document.c.
  */
 #include "spec.h"
+
+#include "convex.h"
 #include "spec_int.h"
 
 #include <limits.h>
@@ -341,6 +343,34 @@ static int check_privacy_target(const cfg_node *root, const cfg_node *algo,
     return 0;
 }
 
+/* An algorithm with its own driver (convex.h): linear models only; its driver checks
+ * the algorithm and train blocks; epsilon and seed as for every run. */
+static int read_convex_run(const cfg_node *root, const cfg_node *model, run_spec *out,
+                           dp_err *err)
+{
+    const convex_driver *drv = convex_find(out->algorithm);
+    long seed;
+    int rc;
+    if (!drv)
+        return cfg_error(err, cfg_get(cfg_get(root, "algorithm"), "name"), 0,
+                         "algorithm %s has no driver in this build", out->algorithm);
+    if (out->deep)
+        return cfg_error(err, cfg_get(model, "type"), 0,
+                         "%s runs on linear models (model.type logistic or softmax), not on "
+                         "%s", out->algorithm, out->model_name);
+    if ((rc = spec_read_number(root, "", "epsilon", 0, INFINITY,
+                               (spec_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
+        (rc = spec_read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))
+        return rc;
+    out->seed = (uint64_t)seed;
+    out->train.seed = out->seed;
+    if (out->algo->private_ && !cfg_get(root, "epsilon"))
+        return cfg_error(err, cfg_get(root, "algorithm"), 1,
+                         "%s needs a privacy target: set epsilon", out->algorithm);
+    if (!out->algo->private_) out->epsilon = INFINITY;
+    return drv->check(root, out, err);
+}
+
 int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
 {
     const cfg_node *ds, *model, *privacy, *algo, *train;
@@ -389,8 +419,11 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
     out->accountant_kind = (dp_accountant)(idx + 1);
 
     if ((rc = need_block(root, "algorithm", 1, &algo, err)) ||
-        (rc = spec_read_algorithm(algo, out, err)) ||
-        (rc = need_block(root, "train", 1, &train, err)) ||
+        (rc = spec_read_algorithm(algo, out, err)))
+        return rc;
+    if (out->algo->kind == SPEC_KIND_CONVEX)
+        return read_convex_run(root, model, out, err);
+    if ((rc = need_block(root, "train", 1, &train, err)) ||
         (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->algo->full_batch,
                          out->synthetic.n, out->real ? SIZE_MAX : n_train, &out->train, err)))
         return rc;

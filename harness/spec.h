@@ -18,14 +18,21 @@
 
 #define SPEC_MAX_HIDDEN 8
 
-/* One algorithm dperm runs: a setting of the first-order loop of algorithms/train.h
- * (spec_algorithm.c holds the table; `dperm list algorithms` prints it). */
+/* How the harness runs an algorithm: the first-order loop of algorithms/train.h (most of
+ * them), or its own driver in run_convex.c (linear-model algorithms whose structure is
+ * not a gradient loop: exact ERM, output/objective/input perturbation, RRPSGD, ...). */
+typedef enum { SPEC_KIND_FIRST_ORDER = 0, SPEC_KIND_CONVEX = 1 } spec_algorithm_kind;
+
+/* One algorithm dperm runs (spec_algorithm.c holds the table; `dperm list algorithms`
+ * prints it). */
 typedef struct spec_algorithm {
     const char *name, *description, *source;
-    int private_;      /* clips and adds noise: needs clip and epsilon or noise_multiplier */
-    dp_update update;  /* plain step or Adam */
+    int private_;      /* spends privacy: needs epsilon (or noise_multiplier where taken) */
+    dp_update update;  /* first-order kind: plain step or Adam */
     int smoothing;     /* takes algorithm.smoothing (DP-LSSGD's A_sigma^{-1}) */
     int full_batch;    /* every step the whole training set (gd, dp_gd) */
+    spec_algorithm_kind kind;
+    const char *keys;  /* the algorithm.* keys it takes besides name, space-separated */
 } spec_algorithm;
 
 /* The algorithm table, *n entries. */

@@ -23,35 +23,43 @@
 #include "spec.h"
 #include "spec_int.h"
 
+/* Keys each first-order family member takes. */
+#define K_DP "clip noise_multiplier"
+#define K_ADAM "beta1 beta2 adam_eps"
+
 static const spec_algorithm ALGORITHMS[] = {
     {"sgd", "mini-batch SGD (non-private reference)", "Robbins & Monro 1951", 0,
-     DP_UPDATE_SGD, 0, 0},
+     DP_UPDATE_SGD, 0, 0, SPEC_KIND_FIRST_ORDER, ""},
     {"gd", "full-batch gradient descent (non-private reference)", "Cauchy 1847; Zhang17 §3",
-     0, DP_UPDATE_SGD, 0, 1},
+     0, DP_UPDATE_SGD, 0, 1, SPEC_KIND_FIRST_ORDER, ""},
     {"adam", "Adam (non-private reference)", "Kingma & Ba 2014, Alg. 1", 0, DP_UPDATE_ADAM, 0,
-     0},
+     0, SPEC_KIND_FIRST_ORDER, K_ADAM},
     {"dp_sgd",
      "DP-SGD: per-example clipping to C, Gaussian noise sigma*C, Poisson, shuffled or wor "
      "batches, any accountant",
-     "Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1", 1, DP_UPDATE_SGD, 0, 0},
+     "Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1", 1, DP_UPDATE_SGD, 0, 0,
+     SPEC_KIND_FIRST_ORDER, K_DP},
     {"dp_gd",
      "DP gradient descent: every step the whole training set, clipped, Gaussian noise "
      "(advanced composition with privacy.accountant: advanced, or RDP)",
      "Lecture15 Alg. 2, Lemma 15.1; Wang et al. 2017 as compared in InputPert", 1,
-     DP_UPDATE_SGD, 0, 1},
+     DP_UPDATE_SGD, 0, 1, SPEC_KIND_FIRST_ORDER, K_DP},
     {"dp_adam", "DP-Adam: Adam on the DP-SGD gradient", "TF Privacy DPAdamOptimizer; DP-LSSGD §4.2",
-     1, DP_UPDATE_ADAM, 0, 0},
+     1, DP_UPDATE_ADAM, 0, 0, SPEC_KIND_FIRST_ORDER, K_DP " " K_ADAM},
     {"dp_lssgd",
      "DP-LSSGD: the DP-SGD gradient smoothed by A_sigma^{-1} (FFT) per parameter tensor",
-     "DP-LSSGD eq. 4, Alg. 1", 1, DP_UPDATE_SGD, 1, 0},
+     "DP-LSSGD eq. 4, Alg. 1", 1, DP_UPDATE_SGD, 1, 0, SPEC_KIND_FIRST_ORDER, K_DP " smoothing"},
     {"dp_lsadam", "DP-LSAdam: Adam on the Laplacian-smoothed DP-SGD gradient",
-     "DP-LSSGD §4.2", 1, DP_UPDATE_ADAM, 1, 0},
+     "DP-LSSGD §4.2", 1, DP_UPDATE_ADAM, 1, 0, SPEC_KIND_FIRST_ORDER,
+     K_DP " smoothing " K_ADAM},
     {"dplis",
      "DPlis: DP-SGD on the randomized-smoothing loss, each per-example gradient averaged "
      "over K perturbed weight copies before clipping",
-     "DPlis eq. 6, Alg. 2", 1, DP_UPDATE_SGD, 0, 0},
+     "DPlis eq. 6, Alg. 2", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_FIRST_ORDER,
+     K_DP " radius samples"},
 };
 
+/* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */
 static const char *const ALGO_KEYS[] = {"name",  "clip",  "noise_multiplier", "smoothing",
                                         "beta1", "beta2", "adam_eps",         "radius",
                                         "samples"};
@@ -62,14 +70,14 @@ const spec_algorithm *spec_algorithm_list(size_t *n)
     return ALGORITHMS;
 }
 
-/* Whether algorithm a takes key k (one of ALGO_KEYS). */
+/* Whether algorithm a takes key k: "name", or a word of a->keys. */
 static int takes(const spec_algorithm *a, const char *k)
 {
     if (!strcmp(k, "name")) return 1;
-    if (!strcmp(k, "clip") || !strcmp(k, "noise_multiplier")) return a->private_;
-    if (!strcmp(k, "smoothing")) return a->smoothing;
-    if (!strcmp(k, "radius") || !strcmp(k, "samples")) return !strcmp(a->name, "dplis");
-    return a->update == DP_UPDATE_ADAM; /* beta1, beta2, adam_eps */
+    size_t n = strlen(k);
+    for (const char *p = a->keys; (p = strstr(p, k)) != NULL; p += n)
+        if ((p == a->keys || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
+    return 0;
 }
 
 int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
@@ -111,7 +119,7 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
                                (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
                                &tc->smoothing, err)))
         return rc;
-    if (!strcmp(a->name, "dplis")) {
+    if (takes(a, "samples")) {
         long k;
         if ((rc = spec_read_number(algo, "algorithm", "radius", 0, 10.0,
                                    (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
@@ -121,7 +129,7 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
             return rc;
         tc->dplis_samples = (int)k;
     }
-    if (!a->private_) {
+    if (!takes(a, "clip")) {
         tc->clip = INFINITY;
         tc->noise_multiplier = 0;
         return 0;

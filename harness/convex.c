@@ -1,0 +1,16 @@
+/* convex.c: the table of convex drivers (convex.h). One line per algorithm; each driver
+ * lives in its own file. */
+#include "convex.h"
+
+#include <string.h>
+
+static const convex_driver *const DRIVERS[] = {
+    NULL /* sentinel: drivers are listed above it */
+};
+
+const convex_driver *convex_find(const char *name)
+{
+    for (size_t i = 0; DRIVERS[i]; i++)
+        if (!strcmp(DRIVERS[i]->name, name)) return DRIVERS[i];
+    return NULL;
+}

@@ -1,0 +1,36 @@
+/* convex.h: algorithms with a driver of their own (SPEC_KIND_CONVEX): linear-model
+ * algorithms whose structure is not the first-order loop of algorithms/train.h (exact
+ * ERM, output, objective and input perturbation, RRPSGD, ...).
+ *
+ * A driver reads its settings from the run config itself, twice: check() in the parent
+ * when the sweep is validated (so a bad value stops the sweep before anything runs, with
+ * its FILE:LINE:COL), and run() in the worker, from the same config (the grid keeps it),
+ * so no per-algorithm settings travel in run_spec. Both use the driver's one parser.
+ */
+#ifndef DPERM_CONVEX_H
+#define DPERM_CONVEX_H
+
+#include <jansson.h>
+
+#include "../datasets/dataset.h"
+#include "config.h"
+#include "spec.h"
+
+typedef struct convex_driver {
+    const char *name; /* the algorithm's name in spec_algorithm.c's table */
+    /* Validate root's algorithm and train blocks (train may be absent) for this
+     * algorithm; fill what the harness needs of out->train (epochs: the iterations it
+     * will report, eval_every). 0 or DP_ECONFIG with a position. */
+    int (*check)(const cfg_node *root, run_spec *out, dp_err *err);
+    /* Train on tr, evaluate on te: fill res (final point and curve, noise_std) and add
+     * to metrics whatever the run should record besides the standard ones (for a private
+     * run: epsilon_spent, accountant, noise scales). 0, or a DP_E* code with err set
+     * (the run is then recorded as failed). */
+    int (*run)(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
+               const dp_dataset *te, dp_train_result *res, json_t *metrics, dp_err *err);
+} convex_driver;
+
+/* The driver of algorithm `name`, or NULL. */
+const convex_driver *convex_find(const char *name);
+
+#endif
