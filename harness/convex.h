@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include "../algorithms/models/linear.h"
+#include "../algorithms/train.h"
 #include "../datasets/dataset.h"
 #include "config.h"
 #include "spec.h"
@@ -22,12 +24,15 @@ typedef struct convex_driver {
      * algorithm; fill what the harness needs of out->train (epochs: the iterations it
      * will report, eval_every). 0 or DP_ECONFIG with a position. */
     int (*check)(const cfg_node *root, run_spec *out, dp_err *err);
-    /* Train on tr, evaluate on te: fill res (final point and curve, noise_std) and add
-     * to metrics whatever the run should record besides the standard ones (for a private
-     * run: epsilon_spent, accountant, noise scales). 0, or a DP_E* code with err set
-     * (the run is then recorded as failed). */
+    /* Train on tr, evaluate on te: leave the released model in *m (zeroed on entry; the
+     * driver initializes it, dp_linear_init or _init_regression, and the runner destroys
+     * it), fill res (final point and curve, noise_std) and add to metrics whatever the run
+     * should record besides the standard ones (for a private run: epsilon_spent,
+     * accountant, noise scales, sensitivity). 0, or a DP_E* code with err set (the run is
+     * then recorded as failed). */
     int (*run)(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
-               const dp_dataset *te, dp_train_result *res, json_t *metrics, dp_err *err);
+               const dp_dataset *te, dp_linear *m, dp_train_result *res, json_t *metrics,
+               dp_err *err);
 } convex_driver;
 
 /* The driver of algorithm `name`, or NULL. */

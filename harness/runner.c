@@ -151,7 +151,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
         if (!drv || !driver_metrics)
             rc = dp_err_set(&err, DP_ENOMEM, "no driver for %s", s->algorithm);
         else
-            rc = drv->run(run->config, s, tr, te, &res, driver_metrics, &err);
+            rc = drv->run(run->config, s, tr, te, &model, &res, driver_metrics, &err);
     } else if (rc == 0) {
         rc = dp_linear_init(&model, s->loss, tr->d, tr->n_classes, s->l2, &err);
         if (rc == 0)
