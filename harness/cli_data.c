@@ -67,7 +67,7 @@ static int parse(int argc, char **argv, const char **data_dir, int *first_arg)
     optind = 1;
     opterr = 0;
     *data_dir = NULL;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': *data_dir = optarg; break;
         case 'h': fputs(DATA_HELP, stdout); return -1;

@@ -31,6 +31,8 @@ if [ "$have_shared" = 1 ]; then
   "$DPERM" data info iris > "$WORK/info"
   check "data info iris: class balance" grep -q 'Iris-setosa' "$WORK/info"
   check "data info iris: feature ranges" grep -q 'features in \[' "$WORK/info"
+  DPERM_DATA= "$DPERM" data info iris --data-dir "${DPERM_DATA%%:*}" > "$WORK/info"
+  check "data info NAME --data-dir DIR (options after the name)" grep -q 'Iris-setosa' "$WORK/info"
 else
   echo "note: DPERM_DATA does not hold the shared datasets; list/check/iris checks skipped"
 fi
