@@ -7,7 +7,10 @@
  *     chunks of b (a Poisson batch larger than b takes a second chunk);
  *   - per-example norms for clipping from the same residuals (dp_linear_pex_sqnorms):
  *     the per-example gradients themselves never exist;
- *   - the l2 term mu = m->l2, kept outside the per-example part (linear.h).
+ *   - the l2 term mu = m->l2, kept outside the per-example part (linear.h);
+ *   - classification (class indices y) and regression (real targets t, squared or Huber
+ *     loss: Zhang17's Huber regression) through the same callbacks, which pick the
+ *     residual and evaluation functions of the model's kind.
  *
  * Memory: every buffer is allocated once before the loop; a step allocates nothing. The
  * test-set evaluation (dp_linear_evaluate) allocates one block buffer per curve point.
@@ -27,16 +30,19 @@
 typedef struct trainer {
     dp_linear *m;
     const double *x_train;
-    const int *y_train;
+    const int *y_train;       /* classification, else NULL */
+    const double *t_train;    /* regression, else NULL */
     size_t n_train;
     const double *x_test;
     const int *y_test;
+    const double *t_test;
     size_t n_test;
     size_t d, P;    /* features; parameters k (d+1) */
     int k;          /* residual columns */
     size_t chunk;   /* rows gathered per GEMM in a step: b */
     /* buffers, allocated once */
     int *yb;        /* (chunk) labels of the gathered rows */
+    double *tb;     /* (chunk) targets of the gathered rows (regression) */
     double *mem;    /* the one double allocation the pointers below point into */
     double *xb;     /* (chunk, d) gathered rows */
     double *R;      /* (max(chunk, EVAL_ROWS), k) residuals */
@@ -66,8 +72,11 @@ static int trainer_alloc(trainer *t, dp_err *err)
     size_t n_xb = chunk * d, n_R = rrows * kk;
     size_t total = n_xb + 2 * n_R + chunk;
     t->yb = malloc(chunk * sizeof *t->yb);
+    t->tb = malloc(chunk * sizeof *t->tb);
     t->mem = malloc(total * sizeof *t->mem);
-    if (!t->yb || !t->mem) {
+    if (!t->yb || !t->tb || !t->mem) {
+        free(t->tb);
+        t->tb = NULL;
         free(t->yb);
         free(t->mem);
         t->yb = NULL;
@@ -85,12 +94,33 @@ static int trainer_alloc(trainer *t, dp_err *err)
 
 static void trainer_free(trainer *t)
 {
+    free(t->tb);
     free(t->yb);
     free(t->mem);
     free(t->smooth_ws);
 }
 
 // ---- the two callbacks of the loop ------------------------------------------------------
+
+/* Residuals of rows x (B) whose labels / targets are at yb / tb: the model's kind decides. */
+static double residuals(const trainer *t, const double *x, const int *yb, const double *tb,
+                        size_t B, double *R)
+{
+    return t->t_train ? dp_linear_residuals_reg(t->m, x, tb, B, R)
+                      : dp_linear_residuals(t->m, x, yb, B, R);
+}
+
+/* Copy the batch rows batch[0..cn) (indices into the training set) to xb, yb / tb. */
+static void gather(trainer *t, const size_t *batch, size_t cn)
+{
+    size_t d = t->d;
+    for (size_t i = 0; i < cn; i++) {
+        size_t e = batch[i];
+        memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
+        if (t->t_train) t->tb[i] = t->t_train[e];
+        else t->yb[i] = t->y_train[e];
+    }
+}
 
 /* Metrics of the current weights; g (P) is scratch for the full-batch gradient. Returns
  * 0 or DP_ENOMEM. */
@@ -104,7 +134,8 @@ static int linear_evaluate(void *ctx, double *g, dp_curve_point *pt, dp_err *err
     for (size_t start = 0; start < n; start += EVAL_ROWS) {
         size_t nb = n - start < EVAL_ROWS ? n - start : EVAL_ROWS;
         const double *xb = t->x_train + start * d;
-        loss += dp_linear_residuals(m, xb, t->y_train + start, nb, t->R);
+        loss += residuals(t, xb, t->y_train ? t->y_train + start : NULL,
+                          t->t_train ? t->t_train + start : NULL, nb, t->R);
         dp_linear_grad_accumulate(g, xb, t->R, NULL, nb, d, t->k, t->ws);
     }
     /* Regularized objective F(w) = mean loss + mu/2 ||w||^2, gradient mean + mu w. */
@@ -115,6 +146,13 @@ static int linear_evaluate(void *ctx, double *g, dp_curve_point *pt, dp_err *err
     }
     pt->train_loss = loss * inv_n + 0.5 * mu * dp_dot(m->w, m->w, P);
     pt->grad_norm = sqrt(gg);
+    if (t->t_test) {
+        pt->test_accuracy = NAN;
+        dp_linear_evaluate_reg(m, t->x_test, t->t_test, t->n_test, &pt->test_loss,
+                               &pt->test_rmse);
+        return DP_OK;
+    }
+    pt->test_rmse = NAN;
     if (dp_linear_evaluate(m, t->x_test, t->y_test, t->n_test, &pt->test_loss,
                            &pt->test_accuracy) != DP_OK)
         return dp_err_set(err, DP_ENOMEM, "out of memory evaluating the test set");
@@ -126,17 +164,12 @@ static void linear_grad_sum(void *ctx, const size_t *batch, size_t nb, double cl
                             double *g)
 {
     trainer *t = ctx;
-    dp_linear *m = t->m;
     size_t d = t->d;
     int clipping = isfinite(clip);
     for (size_t c0 = 0; c0 < nb; c0 += t->chunk) {
         size_t cn = nb - c0 < t->chunk ? nb - c0 : t->chunk;
-        for (size_t i = 0; i < cn; i++) {
-            size_t e = batch[c0 + i];
-            memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
-            t->yb[i] = t->y_train[e];
-        }
-        dp_linear_residuals(m, t->xb, t->yb, cn, t->R);
+        gather(t, batch + c0, cn);
+        residuals(t, t->xb, t->yb, t->tb, cn, t->R);
         const double *scale = NULL;
         if (clipping) {
             /* ||g_i|| from the residual algebra: the gradients themselves never exist. */
@@ -157,28 +190,29 @@ static void linear_smoothed_grad_sum(void *ctx, const size_t *batch, size_t nb, 
                                      int K, double sigma_s, dp_rng *rng, double *g)
 {
     trainer *t = ctx;
-    size_t d = t->d;
     dp_rng start = *rng, r = *rng;
     if (nb == 0) dp_rng_seek(&r, start.position + (uint64_t)K); /* as a call would */
     for (size_t c0 = 0; c0 < nb; c0 += t->chunk) {
         size_t cn = nb - c0 < t->chunk ? nb - c0 : t->chunk;
-        for (size_t i = 0; i < cn; i++) {
-            size_t e = batch[c0 + i];
-            memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
-            t->yb[i] = t->y_train[e];
-        }
+        gather(t, batch + c0, cn);
         r = start;
-        dp_linear_smoothed_clipped_grad(t->m, t->xb, t->yb, cn, clip, K, sigma_s, &r, g, NULL,
-                                        t->smooth_ws);
+        if (t->t_train)
+            dp_linear_smoothed_clipped_grad_reg(t->m, t->xb, t->tb, cn, clip, K, sigma_s, &r, g,
+                                                NULL, t->smooth_ws);
+        else
+            dp_linear_smoothed_clipped_grad(t->m, t->xb, t->yb, cn, clip, K, sigma_s, &r, g,
+                                            NULL, t->smooth_ws);
     }
     *rng = r;
 }
 
 // ---- entry point ------------------------------------------------------------------------
 
-int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train,
-                    const int *y_train, size_t n_train, const double *x_test,
-                    const int *y_test, size_t n_test, dp_train_result *result, dp_err *err)
+/* Both entry points: y_* for a classifier, t_* for a regression model. */
+static int train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train,
+                        const int *y_train, const double *t_train, size_t n_train,
+                        const double *x_test, const int *y_test, const double *t_test,
+                        size_t n_test, dp_train_result *result, dp_err *err)
 {
     memset(result, 0, sizeof *result);
     int rc = validate(m, cfg, x_train, y_train, n_train, x_test, y_test, n_test, err);
@@ -188,9 +222,11 @@ int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train
     t.m = m;
     t.x_train = x_train;
     t.y_train = y_train;
+    t.t_train = t_train;
     t.n_train = n_train;
     t.x_test = x_test;
     t.y_test = y_test;
+    t.t_test = t_test;
     t.n_test = n_test;
     t.d = m->d;
     t.P = m->n_params;
@@ -214,6 +250,48 @@ int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train
     rc = dp_train_run(cfg, n_train, &ops, result, err);
     trainer_free(&t);
     return rc;
+}
+
+int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train,
+                    const int *y_train, size_t n_train, const double *x_test,
+                    const int *y_test, size_t n_test, dp_train_result *result, dp_err *err)
+{
+    if (m && m->n_classes == 0) {
+        memset(result, 0, sizeof *result);
+        return dp_err_set(err, DP_EINVAL, "a regression model trains with dp_train_linear_reg");
+    }
+    return train_linear(m, cfg, x_train, y_train, NULL, n_train, x_test, y_test, NULL, n_test,
+                        result, err);
+}
+
+/* Targets must be finite: a NaN target would make every loss NaN and look like a
+ * divergence of the optimizer rather than bad data. */
+static int check_targets(const double *t, size_t n, const char *which, dp_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(t[i]))
+            return dp_err_set(err, DP_EINVAL, "%s target t[%zu] = %g is not finite", which, i,
+                              t[i]);
+    return DP_OK;
+}
+
+int dp_train_linear_reg(dp_linear *m, const dp_train_cfg *cfg, const double *x_train,
+                        const double *t_train, size_t n_train, const double *x_test,
+                        const double *t_test, size_t n_test, dp_train_result *result,
+                        dp_err *err)
+{
+    memset(result, 0, sizeof *result);
+    if (!m || m->n_classes != 0)
+        return dp_err_set(err, DP_EINVAL, "dp_train_linear_reg needs a regression model "
+                          "(squared or Huber loss)");
+    if (!t_train || !t_test)
+        return dp_err_set(err, DP_EINVAL, "regression needs real targets for the training "
+                          "and test sets");
+    int rc = check_targets(t_train, n_train, "training", err);
+    if (rc == DP_OK) rc = check_targets(t_test, n_test, "test", err);
+    if (rc != DP_OK) return rc;
+    return train_linear(m, cfg, x_train, NULL, t_train, n_train, x_test, NULL, t_test, n_test,
+                        result, err);
 }
 
 void dp_train_result_destroy(dp_train_result *r)

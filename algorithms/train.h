@@ -88,7 +88,8 @@ typedef struct dp_curve_point {
     double epoch;              /* iteration * b / n */
     double train_loss;         /* mean data loss + mu/2 ||w||^2 on the training set */
     double test_loss;          /* mean data loss on the test set */
-    double test_accuracy;
+    double test_accuracy;      /* classification; NaN for a regression model */
+    double test_rmse;          /* regression: sqrt(mean (s_i - t_i)^2); NaN for a classifier */
     double grad_norm;          /* ||full-batch gradient of the regularized objective|| */
 } dp_curve_point;
 
@@ -108,6 +109,14 @@ typedef struct dp_train_result {
 int dp_train_linear(dp_linear *m, const dp_train_cfg *cfg, const double *x_train,
                     const int *y_train, size_t n_train, const double *x_test,
                     const int *y_test, size_t n_test, dp_train_result *result, dp_err *err);
+
+/* The same for a regression model (dp_linear_init_regression: squared or Huber loss) on
+ * real targets t_train / t_test (finite). Curve points carry test_rmse; test_accuracy is
+ * NaN. Validation as dp_train_linear, the targets checked instead of labels. */
+int dp_train_linear_reg(dp_linear *m, const dp_train_cfg *cfg, const double *x_train,
+                        const double *t_train, size_t n_train, const double *x_test,
+                        const double *t_test, size_t n_test, dp_train_result *result,
+                        dp_err *err);
 
 void dp_train_result_destroy(dp_train_result *r);
 

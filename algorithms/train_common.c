@@ -81,9 +81,10 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
     if (c->algorithm != DP_ALGO_SGD && c->algorithm != DP_ALGO_DP_SGD)
         return dp_err_set(err, DP_EINVAL, "algorithm.name: unknown algorithm %d",
                           (int)c->algorithm);
-    if (n_train == 0 || !x_train || !y_train)
+    /* n_classes = 0: a regression model, whose caller checks its real targets */
+    if (n_train == 0 || !x_train || (n_classes > 0 && !y_train))
         return dp_err_set(err, DP_EINVAL, "the training set is empty");
-    if (n_test == 0 || !x_test || !y_test)
+    if (n_test == 0 || !x_test || (n_classes > 0 && !y_test))
         return dp_err_set(err, DP_EINVAL, "the test set is empty (need at least 1 example)");
     if (c->epochs < 1)
         return dp_err_set(err, DP_EINVAL, "train.epochs %d must be >= 1", c->epochs);
@@ -165,6 +166,7 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
                               "algorithm.clip (the noise std is sigma * C)",
                               c->noise_multiplier);
     }
+    if (n_classes == 0) return DP_OK;
     int rc = check_labels(y_train, n_train, n_classes, "training", err);
     if (rc == DP_OK) rc = check_labels(y_test, n_test, n_classes, "test", err);
     return rc;
@@ -314,7 +316,9 @@ static int evaluate(loop *L, long iteration, dp_curve_point *pt, dp_err *err)
 
 static int point_finite(const dp_curve_point *p)
 {
-    return isfinite(p->train_loss) && isfinite(p->test_loss) && isfinite(p->test_accuracy) &&
+    /* a classifier reports accuracy, a regression model rmse: one of them is NaN */
+    return isfinite(p->train_loss) && isfinite(p->test_loss) &&
+           (isfinite(p->test_accuracy) || isfinite(p->test_rmse)) &&
            isfinite(p->grad_norm);
 }
 

@@ -120,6 +120,7 @@ static int model_evaluate(void *ctx, double *g, dp_curve_point *pt, dp_err *err)
     }
     pt->train_loss = loss * inv_n + 0.5 * mu * dp_dot(w, w, P);
     pt->grad_norm = sqrt(gg);
+    pt->test_rmse = NAN; /* deep models are classifiers */
     if (dp_model_evaluate(m, t->x_test, t->y_test, t->n_test, &pt->test_loss,
                           &pt->test_accuracy) != DP_OK)
         return dp_err_set(err, DP_EINVAL, "a test label is outside the model's classes");

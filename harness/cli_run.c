@@ -525,16 +525,19 @@ static int job_done(size_t job, json_t *record, const char *failure, void *ctx, 
         s->n_failed++;
         snprintf(detail, sizeof detail, "%s",
                  json_string_value(json_object_get(record, "message")) ?: "failed");
-    } else if (json_is_number(json_object_get(m, "epsilon_spent"))) {
-        snprintf(detail, sizeof detail, "test_accuracy=%.4f epsilon_spent=%.4g of %.4g (%.1fs)",
-                 json_number_value(json_object_get(m, "test_accuracy")),
-                 json_number_value(json_object_get(m, "epsilon_spent")),
-                 json_number_value(json_object_get(m, "epsilon")),
-                 json_number_value(json_object_get(m, "wall_seconds")));
     } else {
-        snprintf(detail, sizeof detail, "test_accuracy=%.4f (%.1fs)",
-                 json_number_value(json_object_get(m, "test_accuracy")),
-                 json_number_value(json_object_get(m, "wall_seconds")));
+        /* a classifier's accuracy, or a regression model's rmse */
+        const char *key = json_is_number(json_object_get(m, "test_accuracy")) ? "test_accuracy"
+                                                                               : "test_rmse";
+        double v = json_number_value(json_object_get(m, key));
+        if (json_is_number(json_object_get(m, "epsilon_spent")))
+            snprintf(detail, sizeof detail, "%s=%.4f epsilon_spent=%.4g of %.4g (%.1fs)", key, v,
+                     json_number_value(json_object_get(m, "epsilon_spent")),
+                     json_number_value(json_object_get(m, "epsilon")),
+                     json_number_value(json_object_get(m, "wall_seconds")));
+        else
+            snprintf(detail, sizeof detail, "%s=%.4f (%.1fs)", key, v,
+                     json_number_value(json_object_get(m, "wall_seconds")));
     }
     progress_run_done(&s->prog, s->g.runs[job].id, status, detail);
     json_decref(own);

@@ -22,8 +22,10 @@ static size_t n_algorithms;
 static registry_entry MODELS[MAX_MODELS] = {
     {"logistic", "binary logistic regression, log(1+exp(-y w.x)), labels +-1", "Zhang17 §5; InputPert"},
     {"softmax", "multinomial logistic regression (softmax cross-entropy)", "DP-LSSGD §4.1; DPlis"},
+    {"squared", "linear regression, squared loss u^2/2 on a real target", "Zhang17 §5 (baseline loss)"},
+    {"huber", "linear regression, Huber loss h_delta (model.huber_delta, default 1)", "Zhang17 §5"},
 };
-static size_t n_models = 2;
+static size_t n_models = 4;
 
 /* synthetic, then the real datasets of the datasets catalog (filled on first use from
  * dp_data_list, its own table; `dperm data list` says which are present). */
@@ -53,7 +55,7 @@ static void fill_algorithms(registry *table)
 
 static void fill_models(registry *table)
 {
-    if (n_models > 2) return;
+    if (n_models > 4) return;
     size_t n;
     const dp_model_info *zoo = dp_model_list(&n);
     for (size_t i = 0; i < n && n_models < MAX_MODELS; i++, n_models++) {
@@ -89,7 +91,7 @@ static void fill_accountants(void)
 
 static registry TABLES[] = {
     {"algorithms", ALGORITHMS, 0}, /* filled in fill_algorithms */
-    {"models", MODELS, 2}, /* grows to the zoo's models in fill_models */
+    {"models", MODELS, 4}, /* grows to the zoo's models in fill_models */
     {"datasets", DATASETS, 1}, /* grows to the catalog's datasets in fill_datasets */
     {"accountants", ACCOUNTANTS, COUNT(ACCOUNTANTS)},
 };

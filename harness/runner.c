@@ -65,7 +65,7 @@ static json_t *num(double v)
 static json_t *curves_json(const dp_train_result *r)
 {
     json_t *it = json_array(), *ep = json_array(), *trl = json_array(), *tel = json_array();
-    json_t *acc = json_array(), *gn = json_array();
+    json_t *acc = json_array(), *gn = json_array(), *rmse = json_array();
     for (size_t i = 0; i < r->n_curve; i++) {
         const dp_curve_point *p = &r->curve[i];
         json_array_append_new(it, json_integer(p->iteration));
@@ -74,10 +74,11 @@ static json_t *curves_json(const dp_train_result *r)
         json_array_append_new(tel, num(p->test_loss));
         json_array_append_new(acc, num(p->test_accuracy));
         json_array_append_new(gn, num(p->grad_norm));
+        json_array_append_new(rmse, num(p->test_rmse));
     }
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "iteration", it, "epoch", ep,
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "iteration", it, "epoch", ep,
                      "train_loss", trl, "test_loss", tel, "test_accuracy", acc,
-                     "grad_norm", gn);
+                     "test_rmse", rmse, "grad_norm", gn);
 }
 
 /* Privacy actually spent over `steps` by the run's accountant, and its description. */
@@ -152,6 +153,11 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
             rc = dp_err_set(&err, DP_ENOMEM, "no driver for %s", s->algorithm);
         else
             rc = drv->run(run->config, s, tr, te, &model, &res, driver_metrics, &err);
+    } else if (rc == 0 && s->regression) {
+        rc = dp_linear_init_regression(&model, s->loss, tr->d, s->huber_delta, s->l2, &err);
+        if (rc == 0)
+            rc = dp_train_linear_reg(&model, &s->train, tr->x, tr->t, tr->n, te->x, te->t, te->n,
+                                     &res, &err);
     } else if (rc == 0) {
         rc = dp_linear_init(&model, s->loss, tr->d, tr->n_classes, s->l2, &err);
         if (rc == 0)
@@ -183,6 +189,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     json_t *m = json_object();
     json_object_set_new(m, "test_accuracy", num(rc ? NAN : f->test_accuracy));
     json_object_set_new(m, "test_loss", num(rc ? NAN : f->test_loss));
+    json_object_set_new(m, "test_rmse", num(rc ? NAN : f->test_rmse));
     json_object_set_new(m, "train_loss", num(rc ? NAN : f->train_loss));
     json_object_set_new(m, "grad_norm", num(rc ? NAN : f->grad_norm));
     json_object_set_new(m, "iterations", json_integer(res.iterations));

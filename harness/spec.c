@@ -427,11 +427,7 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->algo->full_batch,
                          out->synthetic.n, out->real ? SIZE_MAX : n_train, &out->train, err)))
         return rc;
-    if (out->real && dp_data_find(out->dataset)->regression)
-        return cfg_error(err, cfg_get(model, "type"), 0,
-                         "%s is a regression dataset (real target) and dperm's trainer fits "
-                         "classifiers only so far; `dperm data info %s` shows it",
-                         out->dataset, out->dataset);
+
     /* A private run's default sampling is the one its accountant analyses. */
     if (out->train.algorithm == DP_ALGO_DP_SGD && !out->algo->full_batch &&
         !cfg_get(train, "sampling"))

@@ -55,7 +55,9 @@ typedef struct run_spec {
     /* model (spec_model.c) */
     char model_name[32];              /* model.type */
     int deep;                         /* 1: a deep model by name (dp_train_model) */
-    dp_loss_kind loss;                /* linear models: logistic | softmax */
+    dp_loss_kind loss;                /* linear models: logistic | softmax | squared | huber */
+    int regression;                   /* squared or huber: a real target */
+    double huber_delta;               /* model.huber_delta (huber), default 1 */
     double l2;                        /* model.l2 >= 0, default 0 */
     int hidden[SPEC_MAX_HIDDEN];      /* mlp: model.hidden, n_hidden of them (0: default) */
     size_t n_hidden;

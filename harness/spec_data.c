@@ -222,11 +222,6 @@ int spec_bind_data(run_spec *s, const cfg_node *root, const dp_data *d, dp_err *
         s->in_h = (int)v[1];
         s->in_w = (int)v[2];
     }
-    if (d->n_classes == 0)
-        return cfg_error(err, cfg_get(model, "type"), 0,
-                         "%s is a regression dataset (real target), and dperm's trainer fits "
-                         "classifiers only so far; use `dperm data info %s` to inspect it",
-                         d->name, d->name);
     /* The gd family's batch is the whole training set, known only now. */
     if (s->train.sampling == DP_SAMPLING_FULL) s->train.batch_size = s->n_train;
     const cfg_node *b = cfg_get(train, "batch_size");

@@ -1,9 +1,14 @@
 /* spec_model.c: the `model` block of a run config, and whether the model fits the data.
  *
- *   model.type        logistic | softmax (linear, trained by dp_train_linear) or a deep
+ *   model.type        logistic | softmax (linear classifiers, dp_train_linear),
+ *                     squared | huber (linear regression on a real target, Zhang17 §5,
+ *                     dp_train_linear_reg), or a deep
  *                     model by name: mlp | mlp_inputpert | cnn_mnist | cnn_cifar
  *                     (algorithms/models/model.h, trained by dp_train_model)
  *   model.l2          number >= 0, default 0
+ *   model.huber_delta huber only: the threshold delta > 0, default 1 (Zhang17 leaves it
+ *                     open; with targets scaled to [0, 1] by default, 1 makes the loss
+ *                     quadratic for most residuals)
  *   model.hidden      mlp only: list of 1..8 positive layer widths; default DPlis's sizes,
  *                     which exist for 784 and 3072 inputs only
  *   model.activation  deep models: relu (default) | tanh | tempered_sigmoid | sigmoid
@@ -22,9 +27,10 @@
 #include "spec.h"
 #include "spec_int.h"
 
-static const char *const MODEL_KEYS[] = {"type", "l2", "hidden", "activation"};
-static const char *const MODEL_TYPES[] = {"logistic", "softmax", "mlp", "mlp_inputpert",
-                                          "cnn_mnist", "cnn_cifar"};
+static const char *const MODEL_KEYS[] = {"type", "l2", "hidden", "activation", "huber_delta"};
+static const char *const MODEL_TYPES[] = {"logistic", "softmax",       "squared",   "huber",
+                                          "mlp",      "mlp_inputpert", "cnn_mnist", "cnn_cifar"};
+#define N_LINEAR 4 /* MODEL_TYPES[0 .. N_LINEAR) are linear models */
 static const char *const ACTIVATIONS[] = {"relu", "tanh", "tempered_sigmoid", "sigmoid"};
 
 static int read_hidden(const cfg_node *model, run_spec *out, dp_err *err)
@@ -59,9 +65,19 @@ int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
                                err)))
         return rc;
     snprintf(out->model_name, sizeof out->model_name, "%s", MODEL_TYPES[idx]);
-    if (idx <= 1) { /* linear */
+    const cfg_node *hd = cfg_get(model, "huber_delta");
+    if (hd && idx != 3)
+        return cfg_error(err, hd, 1, "model.huber_delta applies to model.type huber only");
+    if (idx < N_LINEAR) {
+        static const dp_loss_kind losses[N_LINEAR] = {DP_LOSS_LOGISTIC, DP_LOSS_SOFTMAX,
+                                                      DP_LOSS_SQUARED, DP_LOSS_HUBER};
         out->deep = 0;
-        out->loss = idx == 0 ? DP_LOSS_LOGISTIC : DP_LOSS_SOFTMAX;
+        out->loss = losses[idx];
+        out->regression = idx >= 2;
+        if ((rc = spec_read_number(model, "model", "huber_delta", 0, 1.0,
+                                   (spec_range){0, INFINITY, 1, 1, "> 0 and finite"},
+                                   &out->huber_delta, err)))
+            return rc;
         if (cfg_get(model, "hidden") || cfg_get(model, "activation"))
             return cfg_error(err, cfg_get(model, "hidden") ? cfg_get(model, "hidden")
                                                            : cfg_get(model, "activation"),
@@ -83,6 +99,15 @@ int spec_check_model_fit(const cfg_node *model, run_spec *out, dp_err *err)
 {
     const cfg_node *type = cfg_get(model, "type");
     int rc;
+    /* a real target has n_classes 0 (datasets/dataset.h); synthetic data are classes */
+    int reg_data = out->real && out->synthetic.n_classes == 0;
+    if (out->regression && !reg_data)
+        return cfg_error(err, type, 0, "model.type %s fits a real target, and %s has classes: "
+                         "use it on a regression dataset (wine_quality, bike)",
+                         out->model_name, out->dataset);
+    if (!out->regression && reg_data)
+        return cfg_error(err, type, 0, "%s is a regression dataset (real target): use "
+                         "model.type squared or huber", out->dataset);
     if (!out->deep) {
         if (out->loss == DP_LOSS_LOGISTIC && out->synthetic.n_classes != 2 && out->real)
             return cfg_error(err, type, 0,

@@ -64,6 +64,8 @@ START_TEST(listed_names_validate)
             /* The regression datasets load (`dperm data info`) but no trainer fits a real
              * target yet: their rejection must say exactly that. */
             if (rc && strstr(err.msg, "is a regression dataset (real target)")) continue;
+            /* and the regression models need one of those (the test's data are classes) */
+            if (rc && strstr(err.msg, "use it on a regression dataset")) continue;
             ck_assert_msg(rc == 0, "%s '%s' is listed but rejected: %s", tables[t],
                           r->entries[i].name, err.msg);
         }
