@@ -4,7 +4,11 @@
 
 #include <string.h>
 
+/* Zhang17 Algs. 1-2, Bassily et al. / Lecture15 Alg. 3, InputPert Alg. 1. */
+extern const convex_driver convex_output_perturbation;
+
 static const convex_driver *const DRIVERS[] = {
+    &convex_output_perturbation,
     NULL /* sentinel: drivers are listed above it */
 };
 

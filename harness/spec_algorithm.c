@@ -57,12 +57,20 @@ static const spec_algorithm ALGORITHMS[] = {
      "over K perturbed weight copies before clipping",
      "DPlis eq. 6, Alg. 2", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_FIRST_ORDER,
      K_DP " radius samples"},
+    {"output_perturbation",
+     "output-perturbation GD: T full-batch GD steps, then Gaussian or high-dimensional "
+     "Laplace noise on the weights scaled to GD's sensitivity",
+     "Zhang17 Alg. 1, Lemmas 2-3, Thms 2-3", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX,
+     "mechanism feature_bound norm_bound iterations step_size"},
 };
 
 /* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */
 static const char *const ALGO_KEYS[] = {"name",  "clip",  "noise_multiplier", "smoothing",
                                         "beta1", "beta2", "adam_eps",         "radius",
-                                        "samples"};
+                                        "samples",
+                                        /* convex drivers (driver_*.c) */
+                                        "mechanism", "feature_bound", "norm_bound",
+                                        "iterations", "step_size"};
 
 const spec_algorithm *spec_algorithm_list(size_t *n)
 {

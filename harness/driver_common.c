@@ -1,0 +1,97 @@
+/* driver_common.c: helpers of the convex private algorithms' drivers (driver_common.h).
+ * The field readers are the spec module's (spec_int.h), so a driver's messages and
+ * positions read exactly like every other config error. */
+#include "driver_common.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "spec_int.h"
+
+int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err)
+{
+    static const char *const KEYS[] = {"eval_every"};
+    const cfg_node *train = cfg_get(root, "train");
+    int rc;
+    *eval_every = 1;
+    if (!train) return 0;
+    if ((rc = spec_expect_map(train, "train", err))) return rc;
+    for (size_t i = 0; i < train->n_items; i++)
+        if (strcmp(train->items[i]->key, "eval_every")) {
+            rc = cfg_error(err, train->items[i], 1,
+                           "train.%s is not used by this algorithm: its iterations and step "
+                           "come from its theorem (override them with algorithm.* keys)",
+                           train->items[i]->key);
+            dp_err_hint(err, "the train block of a convex driver takes eval_every only");
+            return rc;
+        }
+    if ((rc = spec_check_keys(train, "train", KEYS, COUNT(KEYS), err))) return rc;
+    return spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, eval_every, err);
+}
+
+int drv_read_feature_bound(const cfg_node *algo, double *B, dp_err *err)
+{
+    return spec_read_number(algo, "algorithm", "feature_bound", 0, 1.0,
+                            (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, B, err);
+}
+
+void drv_sets(const dp_dataset *tr, const dp_dataset *te, dp_cvx_set *a, dp_cvx_set *b)
+{
+    *a = (dp_cvx_set){tr->x, tr->y, tr->t, tr->n};
+    *b = (dp_cvx_set){te->x, te->y, te->t, te->n};
+}
+
+int drv_shape(const run_spec *s, dp_linear *m)
+{
+    memset(m, 0, sizeof *m);
+    if (s->real && !s->bound) return 0;
+    size_t d = s->real ? s->bound->train.d : s->synthetic.d;
+    int classes = s->regression ? 0 : s->real ? s->bound->train.n_classes
+                                              : s->synthetic.n_classes;
+    if (d == 0 || (!s->regression && classes < 2)) return 0;
+    m->loss = s->loss;
+    m->d = d;
+    m->n_classes = classes;
+    m->k = s->loss == DP_LOSS_SOFTMAX ? classes : 1;
+    m->l2 = s->l2;
+    m->huber_delta = s->loss == DP_LOSS_HUBER ? s->huber_delta : 0.0;
+    m->n_params = (size_t)m->k * (d + 1);
+    return 1;
+}
+
+int drv_init_model(const run_spec *s, const dp_dataset *tr, dp_linear *m, dp_err *err)
+{
+    if (s->regression)
+        return dp_linear_init_regression(m, s->loss, tr->d, s->huber_delta, s->l2, err);
+    return dp_linear_init(m, s->loss, tr->d, tr->n_classes, s->l2, err);
+}
+
+int drv_config_error(dp_err *err, const cfg_node *n, const char *what)
+{
+    char msg[DP_ERR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return cfg_error(err, n, 0, "%s: %s", what, msg);
+}
+
+void drv_num(json_t *metrics, const char *key, double v)
+{
+    json_object_set_new(metrics, key, isfinite(v) ? json_real(v) : json_null());
+}
+
+void drv_privacy_metrics(json_t *metrics, double eps, double delta, const char *accountant)
+{
+    drv_num(metrics, "epsilon_spent", eps);
+    drv_num(metrics, "delta", delta);
+    json_object_set_new(metrics, "accountant", json_string(accountant));
+}
+
+void drv_warn(json_t *metrics, const char *text)
+{
+    json_t *a = json_object_get(metrics, "warnings");
+    if (!a) {
+        a = json_array();
+        json_object_set_new(metrics, "warnings", a);
+    }
+    json_array_append_new(a, json_string(text));
+}

@@ -1,0 +1,46 @@
+/* driver_common.h: what the drivers of the convex private algorithms share
+ * (driver_output.c, driver_rrpsgd.c, driver_bassily.c, driver_input.c): the train block
+ * they accept, the public feature bound, the data sets as the algorithms read them, a
+ * stand-in model for checks before any data exist, and the privacy part of the record.
+ */
+#ifndef DPERM_DRIVER_COMMON_H
+#define DPERM_DRIVER_COMMON_H
+
+#include <jansson.h>
+
+#include "../algorithms/convex_common.h"
+#include "convex.h"
+
+/* The train block of a driver that takes its settings from algorithm.* keys: absent, or
+ * a map with eval_every only (>= 1, default 1). DP_ECONFIG at the offending key. */
+int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err);
+
+/* algorithm.feature_bound: B > 0 and finite, default 1 (dperm's synthetic rows and
+ * dataset.normalize: unit_l2 rows lie in the unit ball). */
+int drv_read_feature_bound(const cfg_node *algo, double *B, dp_err *err);
+
+/* The sets the algorithms read (classification or regression after the data). */
+void drv_sets(const dp_dataset *tr, const dp_dataset *te, dp_cvx_set *a, dp_cvx_set *b);
+
+/* A model description without weights (loss, l2, sizes) for a plan made in check(), when
+ * the feature count and classes are known (synthetic data: 1; real data before binding:
+ * 0, nothing filled). */
+int drv_shape(const run_spec *s, dp_linear *m);
+
+/* Initialize *m for the run's data: dp_linear_init, or dp_linear_init_regression for
+ * model.type squared | huber. */
+int drv_init_model(const run_spec *s, const dp_dataset *tr, dp_linear *m, dp_err *err);
+
+/* A library error met in check() as a config error at node n (its message kept). */
+int drv_config_error(dp_err *err, const cfg_node *n, const char *what);
+
+/* metrics.epsilon_spent, delta (the delta spent) and accountant. */
+void drv_privacy_metrics(json_t *metrics, double eps, double delta, const char *accountant);
+
+/* Append a warning to metrics.warnings (an array of strings). */
+void drv_warn(json_t *metrics, const char *text);
+
+/* metrics[key] = v, null when not finite. */
+void drv_num(json_t *metrics, const char *key, double v);
+
+#endif
