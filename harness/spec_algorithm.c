@@ -62,6 +62,12 @@ static const spec_algorithm ALGORITHMS[] = {
      "Laplace noise on the weights scaled to GD's sensitivity",
      "Zhang17 Alg. 1, Lemmas 2-3, Thms 2-3", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX,
      "mechanism feature_bound norm_bound iterations step_size"},
+    {"dp_sgd_bassily",
+     "private SGD of Bassily et al.: uniform b-subsets, clipping at the loss's Lipschitz "
+     "bound, Gaussian noise of Lemma 15.5, T = (n/b)^2 steps of a/sqrt(t) or 1/(mu t)",
+     "Bassily et al. 2014; Lecture15 Alg. 3, Lemmas 15.4-15.7; Zhang17 §4 (b = 50)", 1,
+     DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
+     "batch_size feature_bound iterations norm_bound step_size"},
 };
 
 /* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */
@@ -70,7 +76,7 @@ static const char *const ALGO_KEYS[] = {"name",  "clip",  "noise_multiplier", "s
                                         "samples",
                                         /* convex drivers (driver_*.c) */
                                         "mechanism", "feature_bound", "norm_bound",
-                                        "iterations", "step_size"};
+                                        "iterations", "step_size", "batch_size"};
 
 const spec_algorithm *spec_algorithm_list(size_t *n)
 {
