@@ -5,11 +5,13 @@
 #include <string.h>
 
 /* Zhang17 Algs. 1-2, Bassily et al. / Lecture15 Alg. 3, InputPert Alg. 1. */
-extern const convex_driver convex_output_perturbation, convex_dp_sgd_bassily;
+extern const convex_driver convex_output_perturbation, convex_dp_sgd_bassily,
+    convex_rrpsgd;
 
 static const convex_driver *const DRIVERS[] = {
     &convex_output_perturbation,
     &convex_dp_sgd_bassily,
+    &convex_rrpsgd,
     NULL /* sentinel: drivers are listed above it */
 };
 

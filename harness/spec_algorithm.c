@@ -68,6 +68,11 @@ static const spec_algorithm ALGORITHMS[] = {
      "Bassily et al. 2014; Lecture15 Alg. 3, Lemmas 15.4-15.7; Zhang17 §4 (b = 50)", 1,
      DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
      "batch_size feature_bound iterations norm_bound step_size"},
+    {"rrpsgd",
+     "random round private SGD: one example and Gaussian noise per step, stopped at a round "
+     "R drawn uniformly from {1..n^2}",
+     "Zhang17 Alg. 2, Thms 4-5", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
+     "feature_bound rounds step_size"},
 };
 
 /* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */
@@ -76,7 +81,7 @@ static const char *const ALGO_KEYS[] = {"name",  "clip",  "noise_multiplier", "s
                                         "samples",
                                         /* convex drivers (driver_*.c) */
                                         "mechanism", "feature_bound", "norm_bound",
-                                        "iterations", "step_size", "batch_size"};
+                                        "iterations", "step_size", "batch_size", "rounds"};
 
 const spec_algorithm *spec_algorithm_list(size_t *n)
 {
