@@ -23,6 +23,7 @@
 #include "data_cache.h"
 #include "flat.h"
 #include "grid.h"
+#include "optimality.h"
 #include "pool.h"
 #include "progress.h"
 #include "provenance.h"
@@ -197,7 +198,9 @@ static int same_model(const run_spec *a, const run_spec *b)
            a->n_hidden == b->n_hidden &&
            !memcmp(a->hidden, b->hidden, a->n_hidden * sizeof a->hidden[0]) &&
            !strcmp(a->activation, b->activation) && a->in_c == b->in_c && a->in_h == b->in_h &&
-           a->in_w == b->in_w && a->synthetic.n_classes == b->synthetic.n_classes;
+           a->in_w == b->in_w && a->synthetic.n_classes == b->synthetic.n_classes &&
+           a->n_layers == b->n_layers &&
+           !memcmp(a->layers, b->layers, a->n_layers * sizeof a->layers[0]);
 }
 
 /* --shard I/N: keep this shard's runs (in grid order) and their estimated costs. The
@@ -568,6 +571,9 @@ int cli_run(int argc, char **argv)
         dry_run(&s);
         goto done;
     }
+    /* F(w*) of the runs that record an optimality gap, once per problem, before fork. */
+    rc = optimality_prepare(s.specs, s.g.runs, s.g.n, &err);
+    if (rc) goto fail;
     todo = calloc(s.g.n ? s.g.n : 1, sizeof *todo);
     if (!todo) {
         rc = dp_err_set(&err, DP_ENOMEM, "out of memory");

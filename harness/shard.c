@@ -102,9 +102,7 @@ uint64_t shard_model_work(const run_spec *s)
     }
     dp_model m;
     dp_err err;
-    if (dp_model_build_named(&m, s->model_name, s->n_hidden ? s->hidden : NULL, s->n_hidden,
-                             s->activation, s->in_c, s->in_h, s->in_w, (int)s->synthetic.n_classes,
-                             1, s->seed, &err) != 0)
+    if (spec_build_model(s, (int)s->synthetic.n_classes, 1, &m, &err) != 0)
         return 0;
     uint64_t work = 0;
     for (size_t l = 0; l < m.n_layers; l++) {

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "../algorithms/models/model.h"
 #include "../algorithms/privacy/accountant.h"
 #include "../algorithms/train.h"
 #include "../datasets/data.h"
@@ -17,6 +18,7 @@
 #include "config.h"
 
 #define SPEC_MAX_HIDDEN 8
+#define SPEC_MAX_LAYERS 32
 
 /* How the harness runs an algorithm: the first-order loop of algorithms/train.h (most of
  * them), or its own driver in run_convex.c (linear-model algorithms whose structure is
@@ -62,6 +64,8 @@ typedef struct run_spec {
     int hidden[SPEC_MAX_HIDDEN];      /* mlp: model.hidden, n_hidden of them (0: default) */
     size_t n_hidden;
     char activation[24];              /* deep models: model.activation, default relu */
+    dp_layer_spec layers[SPEC_MAX_LAYERS]; /* model.type custom: model.layers */
+    size_t n_layers;                  /* 0: a model by name */
     /* privacy */
     double delta;                     /* privacy.delta in (0, 1), default 1e-5 */
     char accountant[32];              /* privacy.accountant, default "rdp" */
@@ -73,7 +77,15 @@ typedef struct run_spec {
     const spec_algorithm *algo;       /* its table entry */
     dp_train_cfg train;
     uint64_t seed;                    /* run seed (top-level `seed`, default 1) */
+    int optimality_gap;               /* top-level optimality_gap: true (optimality.h) */
+    double f_star;                    /* its F(w*), set by the parent (optimality_prepare) */
 } run_spec;
+
+/* Build the deep model of s (by name, or its layer list for model.type custom) for data
+ * of s's shape with n_classes outputs, workspaces for max_batch examples, weights from
+ * s->seed. Errors as dp_model_build. */
+int spec_build_model(const run_spec *s, int n_classes, size_t max_batch, dp_model *m,
+                     dp_err *err);
 
 /* Check the document-level keys (experiment present and a safe folder name; only known
  * top-level keys; grid/scales/report shapes). DP_ECONFIG with a position on error. */

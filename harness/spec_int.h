@@ -58,6 +58,9 @@ int spec_read_string(const cfg_node *blk, const char *bname, const char *key,
  * algorithm's fields of out->train (privacy, update rule, smoothing). */
 int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err);
 
+/* model.layers of a custom model into out->layers (spec_layers.c). */
+int spec_read_layers(const cfg_node *model, run_spec *out, dp_err *err);
+
 /* The model block into out (spec_model.c); out's dataset fields must be filled. For
  * real datasets the fit is checked later (spec_bind_data). */
 int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err);

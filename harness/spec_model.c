@@ -27,9 +27,11 @@
 #include "spec.h"
 #include "spec_int.h"
 
-static const char *const MODEL_KEYS[] = {"type", "l2", "hidden", "activation", "huber_delta"};
-static const char *const MODEL_TYPES[] = {"logistic", "softmax",       "squared",   "huber",
-                                          "mlp",      "mlp_inputpert", "cnn_mnist", "cnn_cifar"};
+static const char *const MODEL_KEYS[] = {"type",       "l2",          "hidden",
+                                         "activation", "huber_delta", "layers"};
+static const char *const MODEL_TYPES[] = {"logistic",      "softmax",   "squared",
+                                          "huber",         "mlp",       "mlp_inputpert",
+                                          "cnn_mnist",     "cnn_cifar", "custom"};
 #define N_LINEAR 4 /* MODEL_TYPES[0 .. N_LINEAR) are linear models */
 static const char *const ACTIVATIONS[] = {"relu", "tanh", "tempered_sigmoid", "sigmoid"};
 
@@ -87,6 +89,20 @@ int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
     }
     out->deep = 1;
     out->loss = DP_LOSS_SOFTMAX;
+    const cfg_node *layers = cfg_get(model, "layers");
+    if (!strcmp(out->model_name, "custom")) {
+        const char *named[2] = {"hidden", "activation"};
+        for (int k = 0; k < 2; k++)
+            if (cfg_get(model, named[k]))
+                return cfg_error(err, cfg_get(model, named[k]), 1,
+                                 "model.%s applies to the named models; a custom model's "
+                                 "layers say it", named[k]);
+        if ((rc = spec_read_layers(model, out, err))) return rc;
+        return out->real ? 0 : spec_check_model_fit(model, out, err);
+    }
+    if (layers)
+        return cfg_error(err, layers, 1, "model.layers needs model.type custom (%s is a "
+                         "model by name)", out->model_name);
     if ((rc = spec_read_enum(model, "model", "activation", 0, 0, "activation", ACTIVATIONS,
                              COUNT(ACTIVATIONS), &act, err)) ||
         (rc = read_hidden(model, out, err)))
@@ -123,9 +139,7 @@ int spec_check_model_fit(const cfg_node *model, run_spec *out, dp_err *err)
 
     dp_model m;
     dp_err merr;
-    rc = dp_model_build_named(&m, out->model_name, out->n_hidden ? out->hidden : NULL,
-                              out->n_hidden, out->activation, out->in_c, out->in_h, out->in_w,
-                              out->synthetic.n_classes, 1, 0, &merr);
+    rc = spec_build_model(out, out->synthetic.n_classes, 1, &m, &merr);
     if (rc == DP_ENOMEM) return dp_err_set(err, DP_ENOMEM, "out of memory checking the model");
     if (rc)
         return cfg_error(err, type, 0, "model.type %s does not fit dataset shape %d x %d x %d "

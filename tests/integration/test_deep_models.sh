@@ -18,4 +18,11 @@ check "a model that does not fit the data exits 2" [ $? = 2 ]
 check "...naming the model and the data's shape at model.type" \
   grep -qE "deep_mismatch.yaml:[0-9]+:[0-9]+: model.type cnn_mnist does not fit dataset shape 1 x 4 x 4" "$WORK/err"
 check "...and writes nothing" [ ! -e "$WORK/m" ]
+"$DPERM" run "$FIX/custom.yaml" -j 2 --out "$WORK/c" --quiet >/dev/null
+check "a model given as a layer list trains, private and not" \
+  [ "$(jq -r 'select(.status == "ok") | .id' "$WORK/c/runs.jsonl" | wc -l)" = 2 ]
+sed 's/units: 3}/units: 5}/' "$FIX/custom.yaml" > "$WORK/custom5.yaml"
+"$DPERM" run "$WORK/custom5.yaml" --out "$WORK/c5" 2> "$WORK/err"
+check "a layer list whose output is not the classes exits 2, saying so" \
+  sh -c "[ $? = 2 ] && grep -q 'model output has 5 values per example but the data have 3 classes' '$WORK/err'"
 finish
