@@ -18,6 +18,9 @@
  *   epsilon             number > 0                target; .inf (no privacy) only for sgd;
  *                                                 ignored by sgd (a grid may vary it)
  *   seed                int >= 0                  run seed, default 1
+ *   optimality_gap      bool                      false; true records f_star and
+ *                                                 optimality_gap (linear models only,
+ *                                                 optimality.h)
  *   grid                map                       top keys: the run keys above + zip (grid.h)
  *   scales              map NAME -> map           overrides deep-merged by --scale NAME
  *   report              map                       tables, figures (below); not in runs
@@ -71,6 +74,7 @@
 #include "spec.h"
 
 #include "convex.h"
+#include "optimality.h"
 #include "spec_int.h"
 
 #include <limits.h>
@@ -80,7 +84,7 @@
 
 static const char *const RUN_KEYS[] = {"experiment", "paper", "description", "dataset",
                                        "model",      "privacy", "train",     "algorithm",
-                                       "epsilon",    "seed"};
+                                       "epsilon",    "seed",    "optimality_gap"};
 static const char *const DATASET_KEYS[] = {
     "name",  "n",     "d",         "classes", "margin",   "label_noise", "seed",   "test_fraction",
     "shape", "split", "scale",     "normalize", "one_hot", "labels",     "positive",
@@ -403,7 +407,8 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         return rc;
 
     if ((rc = need_block(root, "model", 1, &model, err)) ||
-        (rc = spec_read_model(model, out, err)))
+        (rc = spec_read_model(model, out, err)) ||
+        (rc = optimality_read(root, out, err)))
         return rc;
 
     if ((rc = need_block(root, "privacy", 0, &privacy, err))) return rc;

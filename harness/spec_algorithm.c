@@ -57,6 +57,16 @@ static const spec_algorithm ALGORITHMS[] = {
      "over K perturbed weight copies before clipping",
      "DPlis eq. 6, Alg. 2", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_FIRST_ORDER,
      K_DP " radius samples"},
+    {"erm_exact",
+     "exact ERM (non-private reference): Newton to ||grad F|| <= 1e-10 on the regularized "
+     "training objective of any linear model; F(w*) of every optimality gap",
+     "Zhang17 §5 and InputPert §5 (optimality gap F(w) - F(w*)); Nocedal & Wright Alg. 3.1",
+     0, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX, ""},
+    {"objective_perturbation",
+     "objective perturbation: exact minimizer of F(w) + b.w/n + Delta/2 ||w||^2, Gaussian b "
+     "((eps, delta)) or laplace-type b (eps-DP), binary logistic",
+     "Kifer, Smith & Thakurta 2012 Thm 2; Chaudhuri, Monteleoni & Sarwate 2011 Alg. 2", 1,
+     DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX, "mechanism feature_bound noise"},
     {"output_perturbation",
      "output-perturbation GD: T full-batch GD steps, then Gaussian or high-dimensional "
      "Laplace noise on the weights scaled to GD's sensitivity",
@@ -73,6 +83,11 @@ static const spec_algorithm ALGORITHMS[] = {
      "R drawn uniformly from {1..n^2}",
      "Zhang17 Alg. 2, Thms 4-5", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
      "feature_bound rounds step_size"},
+    {"input_perturbation",
+     "input perturbation: Gaussian noise added once to every training feature vector, then "
+     "plain full-batch GD on the perturbed data",
+     "InputPert Alg. 1, Thm 1 (eq. 9)", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX,
+     "iterations step_size feature_bound constant_c"},
 };
 
 /* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */
@@ -81,7 +96,9 @@ static const char *const ALGO_KEYS[] = {"name",  "clip",  "noise_multiplier", "s
                                         "samples",
                                         /* convex drivers (driver_*.c) */
                                         "mechanism", "feature_bound", "norm_bound",
-                                        "iterations", "step_size", "batch_size", "rounds"};
+                                        "iterations", "step_size", "batch_size",
+                                        "noise", "rounds",
+                                        "constant_c"};
 
 const spec_algorithm *spec_algorithm_list(size_t *n)
 {

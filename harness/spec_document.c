@@ -20,9 +20,10 @@
 static const char *const DOC_KEYS[] = {"experiment", "paper",  "description", "dataset",
                                        "model",      "privacy", "train",      "algorithm",
                                        "epsilon",    "seed",   "grid",        "scales",
-                                       "report"};
+                                       "report",     "optimality_gap"};
 static const char *const GRID_KEYS[] = {"dataset", "model",   "privacy", "train",
-                                        "algorithm", "epsilon", "seed",  "zip"};
+                                        "algorithm", "epsilon", "seed",  "zip",
+                                        "optimality_gap"};
 static const char *const REPORT_KEYS[] = {"tables", "figures"};
 static const char *const TABLE_KEYS[] = {"name", "title",     "rows",     "cols", "cell",
                                          "aggregate", "reference", "digits", "where"};

@@ -1,0 +1,62 @@
+/* input_pert.h: differentially private ERM by input perturbation (InputPert Alg. 1,
+ * Thm 1): Gaussian noise added once to every training feature vector, then plain
+ * full-batch GD on the perturbed data. input_pert.c's header lists every constant and
+ * the choices made where the paper is silent.
+ */
+#ifndef DPERM_INPUT_PERT_H
+#define DPERM_INPUT_PERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/rng.h"
+#include "convex_common.h"
+#include "models/linear.h"
+#include "train.h"
+
+typedef struct dp_input_pert_cfg {
+    double eps;            /* > 0 */
+    double delta;          /* in (0, 1) */
+    double feature_bound;  /* B > 0: every clean training row has ||x|| <= B (checked) */
+    long iterations;       /* T >= 1 GD steps (the noise grows with T) */
+    double step;           /* alpha > 0, or 0: 1/beta */
+    double c;              /* Thm 1's constant c > 0, or 0: dp_thm_inputpert_c_classic */
+    int eval_every;        /* curve points every this many GD steps (>= 1) */
+    int noise;             /* 1: Alg. 1; 0: clean data (debug: gd bit for bit) */
+    uint64_t seed;         /* the feature noise comes from DP_STREAM_NOISE */
+} dp_input_pert_cfg;
+
+typedef struct dp_input_pert_plan {
+    double G;              /* Lipschitz constant of the data loss (convex_common.h) */
+    double Delta;          /* strong convexity: model l2 */
+    double beta;           /* smoothness of the regularized objective */
+    double c;              /* Thm 1's constant used */
+    long T;
+    double step;
+    int step_default;      /* 1: alpha = 1/beta was chosen by dperm */
+    double sigma2;         /* Thm 1, eq. 9: variance of every feature's noise */
+    double sigma;
+} dp_input_pert_plan;
+
+/* The plan for model m and n rows. DP_EINVAL (cfg out of domain, mu = 0: Thm 1 needs
+ * strong convexity), DP_EPRIVACY (n < 2); plan untouched on error. */
+int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, size_t n,
+                            dp_input_pert_plan *plan, dp_err *err);
+
+/* xp (n, d) = x + Z, Z's entries i.i.d. N(0, sigma^2), drawn row by row from *r
+ * (dp_rng_add_gaussian_par, one call per row). xp may equal x. Cannot fail. */
+void dp_input_pert_perturb(dp_rng *r, double *xp, const double *x, size_t n, size_t d,
+                           double sigma);
+
+/* Alg. 1 on m (zero weights): checks the clean rows against B, perturbs a copy of the
+ * training features (stream DP_STREAM_NOISE of cfg->seed), runs T steps of GD through
+ * dp_train_linear (_reg) on the perturbed copy, evaluating on the clean test set; the
+ * final point is then re-evaluated on the clean training set (earlier points' train
+ * metrics are on the perturbed data GD sees). result->noise_std = sigma (0 with noise
+ * off). 0 (also when GD diverged) or a DP_E* code; result must be destroyed either way. */
+int dp_input_pert_train(dp_linear *m, const dp_input_pert_cfg *cfg, const dp_cvx_set *train,
+                        const dp_cvx_set *test, dp_input_pert_plan *plan,
+                        dp_train_result *result, dp_err *err);
+
+#endif
