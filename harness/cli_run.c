@@ -24,7 +24,6 @@
 #include "flat.h"
 #include "grid.h"
 #include "optimality.h"
-#include "optimality.h"
 #include "pool.h"
 #include "progress.h"
 #include "provenance.h"
@@ -572,9 +571,6 @@ int cli_run(int argc, char **argv)
         dry_run(&s);
         goto done;
     }
-    /* F(w*) of the runs that record an optimality gap, once per problem, before fork. */
-    rc = optimality_prepare(s.specs, s.g.runs, s.g.n, &err);
-    if (rc) goto fail;
     /* F(w*) of the runs that record an optimality gap, once per problem, before fork. */
     rc = optimality_prepare(s.specs, s.g.runs, s.g.n, &err);
     if (rc) goto fail;

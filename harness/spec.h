@@ -79,8 +79,6 @@ typedef struct run_spec {
     uint64_t seed;                    /* run seed (top-level `seed`, default 1) */
     int optimality_gap;               /* top-level optimality_gap: true (optimality.h) */
     double f_star;                    /* its F(w*), set by the parent (optimality_prepare) */
-    int optimality_gap;               /* top-level optimality_gap: true (optimality.h) */
-    double f_star;                    /* its F(w*), set by the parent (optimality_prepare) */
 } run_spec;
 
 /* Build the deep model of s (by name, or its layer list for model.type custom) for data
