@@ -1,0 +1,213 @@
+/* test_bassily.c: Check suite "bassily" for algorithms/bassily.c (Bassily et al. 2014 /
+ * Lecture15 Alg. 3, mini-batch as in Zhang17 §4).
+ *
+ * bs-1.*  Lemma 15.5's sigma: b = 1 is dp_thm_lecture15_sgd_sigma; b = 50 against the
+ *         formula evaluated with Python's math module (relative 1e-12); preconditions.
+ * bs-2.*  the plan: T = (n/b)^2 rounded up to whole epochs, the schedules of Lemmas
+ *         15.6-15.7.
+ * bs-3.*  noise off is the same trainer loop with sigma = 0 bit for bit, and noise on is
+ *         dp_sgd with noise multiplier sigma/L.
+ * bs-4.*  one step's injected noise has variance sigma^2 (over 400 seeds).
+ * bs-5.*  the loss falls as epsilon grows (mean over seeds).
+ */
+#include "test_util.h"
+#include "convex_fixture.h"
+
+#include <stdlib.h>
+
+#include "../../algorithms/bassily.h"
+#include "../../algorithms/privacy/theorems.h"
+
+#define REL(a, b) (fabs((a) - (b)) / fabs(b))
+
+static dp_bassily_cfg base_cfg(void)
+{
+    return (dp_bassily_cfg){.eps = 0.5, .delta = 1e-3, .feature_bound = 1.0, .batch_size = 50,
+                            .norm_bound = 3.0, .eval_every = 1, .noise = 1, .seed = 1};
+}
+
+static dp_linear model(double l2)
+{
+    dp_linear m;
+    ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, 3, 2, l2, NULL), 0);
+    return m;
+}
+
+START_TEST(test_sigma)
+{
+    double s1, s2;
+    const long Ts[] = {10000, 100000, 1000000};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(dp_bassily_sigma(0.5, 1e-5, 2.0, Ts[i], 1000, 1, &s1, NULL), 0);
+        ck_assert_int_eq(dp_thm_lecture15_sgd_sigma(0.5, 1e-5, 2.0, Ts[i], 1000, &s2, NULL), 0);
+        ck_assert_msg(REL(s1, s2) <= 1e-15, "T %ld: %.17g vs %.17g", Ts[i], s1, s2);
+    }
+    /* b = 50, n = 1000, T = 400, eps 0.5, delta 1e-3, L = sqrt 2:
+     * 8 L sqrt(T ln(2/delta) ln(2.5 T/(delta n/b))) / ((n/b) eps) = 205.19970915993318 */
+    ck_assert_int_eq(dp_bassily_sigma(0.5, 1e-3, sqrt(2.0), 400, 1000, 50, &s1, NULL), 0);
+    ck_assert_msg(REL(s1, 205.19970915993318) <= 1e-12, "%.17g", s1);
+    dp_err e;
+    s1 = 42;
+    ck_assert_int_eq(dp_bassily_sigma(1.0, 1e-3, 1.0, 400, 1000, 50, &s1, &e), DP_EPRIVACY);
+    ck_assert(strstr(e.msg, "eps < 1") != NULL && s1 == 42);
+    /* (n/b) eps / (2 sqrt(2 T ln(2/delta))) >= 1: too few steps for the lemma */
+    ck_assert_int_eq(dp_bassily_sigma(0.9, 1e-3, 1.0, 1, 1000, 1, &s1, &e), DP_EPRIVACY);
+    ck_assert_int_eq(dp_bassily_sigma(0.5, 1e-3, 1.0, 10, 100, 101, &s1, &e), DP_EINVAL);
+}
+END_TEST
+
+START_TEST(test_plan)
+{
+    dp_linear m = model(0.0);
+    dp_bassily_cfg c = base_cfg();
+    dp_bassily_plan p;
+    /* n = 1000, b = 50: (n/b)^2 = 400 = 20 epochs of 20 steps */
+    ck_assert_int_eq(dp_bassily_make_plan(&m, &c, 1000, &p, NULL), 0);
+    ck_assert_int_eq(p.T, 400);
+    ck_assert_int_eq(p.epochs, 20);
+    ck_assert(REL(p.sigma, 205.19970915993318) <= 1e-12);
+    ck_assert(REL(p.noise_multiplier, 205.19970915993318 / sqrt(2.0)) <= 1e-12);
+    /* Lemma 15.6: a = ||C|| / G, G = sqrt(L^2 + p (sigma/b)^2), p = 4 */
+    double G = sqrt(2.0 + 4.0 * pow(205.19970915993318 / 50.0, 2));
+    ck_assert(p.schedule == DP_LR_INVERSE_SQRT_T && REL(p.a, 3.0 / G) <= 1e-12);
+    /* n = 1010: 20 steps an epoch, (20.2)^2 -> 409 -> 21 epochs, T = 420 */
+    ck_assert_int_eq(dp_bassily_make_plan(&m, &c, 1010, &p, NULL), 0);
+    ck_assert_int_eq(p.T, 420);
+    c.norm_bound = 0;
+    dp_err e;
+    ck_assert_int_eq(dp_bassily_make_plan(&m, &c, 1000, &p, &e), DP_EINVAL);
+    ck_assert(strstr(e.msg, "norm_bound") != NULL);
+    c.step = 0.25; /* an explicit a needs no ||C|| */
+    ck_assert_int_eq(dp_bassily_make_plan(&m, &c, 1000, &p, NULL), 0);
+    ck_assert(p.a == 0.25 && !p.step_from_theorem);
+    dp_linear_destroy(&m);
+    /* Lemma 15.7: mu = 0.2 steps 1/(mu t) */
+    m = model(0.2);
+    c = base_cfg();
+    ck_assert_int_eq(dp_bassily_make_plan(&m, &c, 1000, &p, NULL), 0);
+    ck_assert(p.schedule == DP_LR_INVERSE_T && REL(p.a, 5.0) <= 1e-15);
+    c.iterations = 1000; /* 50 epochs of 20 */
+    ck_assert_int_eq(dp_bassily_make_plan(&m, &c, 1000, &p, NULL), 0);
+    ck_assert_int_eq(p.T, 1000);
+    dp_linear_destroy(&m);
+}
+END_TEST
+
+static void train_both(const fixture *f, dp_bassily_cfg *c, dp_linear *a, dp_linear *b,
+                       double nm)
+{
+    dp_bassily_plan p;
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_bassily_train(a, c, &f->tr, &f->te, &p, &ra, NULL), 0);
+    dp_train_cfg t = {.algorithm = DP_ALGO_DP_SGD, .epochs = p.epochs,
+                      .batch_size = c->batch_size, .sampling = DP_SAMPLING_WOR,
+                      .lr_schedule = p.schedule, .lr_a = p.a, .clip = p.L,
+                      .noise_multiplier = nm < 0 ? p.noise_multiplier : nm,
+                      .eval_every = 1, .seed = c->seed};
+    ck_assert_int_eq(dp_train_linear(b, &t, f->train.x, f->train.y, f->train.n, f->test.x,
+                                     f->test.y, f->test.n, &rb, NULL), 0);
+    ck_assert(memcmp(a->w, b->w, a->n_params * sizeof *a->w) == 0);
+    ck_assert(ra.noise_std == rb.noise_std);
+    dp_train_result_destroy(&ra);
+    dp_train_result_destroy(&rb);
+}
+
+START_TEST(test_reductions)
+{
+    fixture f;
+    fixture_make(&f, 600, 500, 3, 4);
+    dp_bassily_cfg c = base_cfg();
+    c.batch_size = 25;
+    dp_linear a = model(0.1), b = model(0.1);
+    c.noise = 0;
+    train_both(&f, &c, &a, &b, 0.0);
+    dp_linear_destroy(&a);
+    dp_linear_destroy(&b);
+    a = model(0.1);
+    b = model(0.1);
+    c.noise = 1;
+    train_both(&f, &c, &a, &b, -1);
+    dp_linear_destroy(&a);
+    dp_linear_destroy(&b);
+    fixture_free(&f);
+}
+END_TEST
+
+START_TEST(test_step_noise)
+{
+    /* n = b = 40, T = 1 (one step, eta = a = 1/mu at t = 1): w_1(noise) - w_1(clean) =
+     * -a * noise / b, so noise = -(difference) b / a has variance sigma^2 */
+    fixture f;
+    fixture_make(&f, 60, 40, 3, 9);
+    const size_t S = 400, P = 4;
+    double *z = malloc(S * P * sizeof *z), sig = 0;
+    for (size_t k = 0; k < S; k++) {
+        dp_bassily_cfg c = base_cfg();
+        c.batch_size = 40;
+        c.iterations = 1;
+        c.eps = 0.05;
+        c.seed = 500 + k;
+        dp_linear a = model(0.5), b = model(0.5);
+        dp_bassily_plan p;
+        dp_train_result ra, rb;
+        ck_assert_int_eq(dp_bassily_train(&a, &c, &f.tr, &f.te, &p, &ra, NULL), 0);
+        c.noise = 0;
+        ck_assert_int_eq(dp_bassily_train(&b, &c, &f.tr, &f.te, &p, &rb, NULL), 0);
+        ck_assert_int_eq(p.T, 1);
+        for (size_t j = 0; j < P; j++) z[k * P + j] = -(a.w[j] - b.w[j]) * 40.0 / p.a;
+        sig = p.sigma;
+        dp_train_result_destroy(&ra);
+        dp_train_result_destroy(&rb);
+        dp_linear_destroy(&a);
+        dp_linear_destroy(&b);
+    }
+    assert_variance(z, S * P, sig * sig, "bs-4.1 step noise");
+    free(z);
+    fixture_free(&f);
+}
+END_TEST
+
+START_TEST(test_loss_falls_with_eps)
+{
+    /* mu = 0.1, b = 50, n = 2000 (T = 1600): mean over 8 seeds of the final regularized
+     * training loss at eps 0.05, 0.2, 0.8 is strictly decreasing (its noise term is
+     * ~ sigma^2 ~ 1/eps^2; the gaps are many times the seed-to-seed spread here) */
+    fixture f;
+    fixture_make(&f, 2400, 2000, 5, 5);
+    const double eps[] = {0.05, 0.2, 0.8};
+    double mean[3] = {0};
+    for (int e = 0; e < 3; e++)
+        for (int k = 0; k < 8; k++) {
+            dp_linear m;
+            ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, 5, 2, 0.1, NULL), 0);
+            dp_bassily_cfg c = base_cfg();
+            c.eps = eps[e];
+            c.seed = 70 + (uint64_t)k;
+            c.eval_every = 1000;
+            dp_bassily_plan p;
+            dp_train_result r;
+            ck_assert_int_eq(dp_bassily_train(&m, &c, &f.tr, &f.te, &p, &r, NULL), 0);
+            mean[e] += r.final.train_loss / 8;
+            dp_train_result_destroy(&r);
+            dp_linear_destroy(&m);
+        }
+    ck_assert_msg(mean[0] > mean[1] && mean[1] > mean[2], "losses %g %g %g", mean[0], mean[1],
+                  mean[2]);
+    fixture_free(&f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bassily");
+    test_add_case(s, "bs-1.1", test_sigma, 10);
+    test_add_case(s, "bs-2.1", test_plan, 10);
+    test_add_case(s, "bs-3.1", test_reductions, 30);
+    test_add_case(s, "bs-4.1", test_step_noise, 60);
+    test_add_case(s, "bs-5.1", test_loss_falls_with_eps, 60);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
