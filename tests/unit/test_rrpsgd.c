@@ -1,0 +1,199 @@
+/* test_rrpsgd.c: Check suite "rrpsgd" for algorithms/rrpsgd.c (Zhang17 Alg. 2).
+ *
+ * rr-1.*  the plan against Alg. 2 / Thm 5 evaluated with Python's math module (relative
+ *         1e-12); preconditions (eps > 1, rounds > n^2, eta >= 2/beta).
+ * rr-2.*  R: the same draw as dp_thm_zhang17_rrpsgd_draw_round_const for m = n^2, and
+ *         uniform on {1..m} (chi-square over 20000 seeds).
+ * rr-3.*  noise off for R = 3n rounds is dperm's sgd (wor batches of one) bit for bit.
+ * rr-4.*  one round's noise has variance sigma^2 (over 400 seeds).
+ * rr-5.*  the final loss falls as epsilon grows (mean over seeds, fixed R).
+ */
+#include "test_util.h"
+#include "convex_fixture.h"
+
+#include <stdlib.h>
+
+#include "../../algorithms/privacy/theorems.h"
+#include "../../algorithms/rrpsgd.h"
+
+#define REL(a, b) (fabs((a) - (b)) / fabs(b))
+
+static dp_rrpsgd_cfg base_cfg(void)
+{
+    return (dp_rrpsgd_cfg){.eps = 0.5, .delta = 1e-3, .feature_bound = 1.0, .eval_every = 100,
+                           .noise = 1, .seed = 1};
+}
+
+static dp_linear model(size_t d, double l2)
+{
+    dp_linear m;
+    ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, d, 2, l2, NULL), 0);
+    return m;
+}
+
+START_TEST(test_plan)
+{
+    /* logistic d = 5 (p = 6), B = 1, mu = 0.01, n = 1000, eps 0.5, delta 1e-3:
+     * s = sqrt(4 L^2 ln(3n/delta) ln(2/delta)) / eps = 60.22910738887128,
+     * Thm 5 sigma^2 = 4 L^2 + p s^2 = 21773.27226116113,
+     * D_F = sqrt(2 ln 2 / 0.51) = 1.6487038052633898,
+     * eta = min(1/0.51, D_F / (sigma n)) = 1.1173282739529085e-05 */
+    dp_linear m = model(5, 0.01);
+    dp_rrpsgd_cfg c = base_cfg();
+    dp_rrpsgd_plan p;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 1000, &p, NULL), 0);
+    ck_assert(REL(p.sigma, 60.22910738887128) <= 1e-12);
+    ck_assert(REL(p.sigma2_thm5, 21773.27226116113) <= 1e-12);
+    ck_assert(REL(p.D_F, 1.6487038052633898) <= 1e-12);
+    ck_assert(REL(p.eta, 1.1173282739529085e-05) <= 1e-12);
+    ck_assert(p.m == 1000000 && p.step_from_theorem);
+    dp_err e;
+    c.eps = 1.5;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 1000, &p, &e), DP_EPRIVACY);
+    c.eps = 0.5;
+    c.rounds = 1000001;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 1000, &p, &e), DP_EPRIVACY);
+    c.rounds = 5000;
+    c.step = 2.0 / 0.51;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 1000, &p, &e), DP_EPRIVACY);
+    c.step = 0.1;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 1000, &p, NULL), 0);
+    ck_assert(p.m == 5000 && p.eta == 0.1 && !p.step_from_theorem);
+    dp_linear_destroy(&m);
+}
+END_TEST
+
+START_TEST(test_round)
+{
+    dp_linear m = model(2, 0.0);
+    dp_rrpsgd_cfg c = base_cfg();
+    dp_rrpsgd_plan p;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 300, &p, NULL), 0);
+    for (uint64_t seed = 1; seed < 50; seed++) {
+        dp_rng r;
+        long R2;
+        dp_rng_init(&r, seed, DP_STREAM_ALGO);
+        ck_assert_int_eq(dp_thm_zhang17_rrpsgd_draw_round_const(&r, 300, &R2, NULL), 0);
+        ck_assert_int_eq(dp_rrpsgd_draw_round(seed, &p), R2);
+    }
+    /* m = 10: counts over 20000 seeds against uniform; chi-square with 9 degrees of
+     * freedom stays below 33.7 with probability 0.9999 */
+    c.rounds = 10;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 300, &p, NULL), 0);
+    long cnt[10] = {0};
+    for (uint64_t seed = 0; seed < 20000; seed++) {
+        long R = dp_rrpsgd_draw_round(seed, &p);
+        ck_assert(R >= 1 && R <= 10);
+        cnt[R - 1]++;
+    }
+    double chi = 0;
+    for (int k = 0; k < 10; k++) chi += pow((double)cnt[k] - 2000.0, 2) / 2000.0;
+    ck_assert_msg(chi < 33.7, "chi-square %g", chi);
+    dp_linear_destroy(&m);
+}
+END_TEST
+
+START_TEST(test_noise_off_is_sgd)
+{
+    fixture f;
+    fixture_make(&f, 400, 300, 4, 3);
+    dp_linear a = model(4, 0.05), b = model(4, 0.05);
+    dp_rrpsgd_cfg c = base_cfg();
+    c.noise = 0;
+    c.step = 0.3;
+    dp_rrpsgd_plan p;
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&a, &c, f.train.n, &p, NULL), 0);
+    ck_assert_int_eq(dp_rrpsgd_run(&a, &c, &p, 3 * (long)f.train.n, &f.tr, &f.te, &ra, NULL), 0);
+    dp_train_cfg t = {.algorithm = DP_ALGO_SGD, .epochs = 3, .batch_size = 1,
+                      .sampling = DP_SAMPLING_WOR, .lr_schedule = DP_LR_CONSTANT, .lr = 0.3,
+                      .clip = INFINITY, .eval_every = 1, .seed = 1};
+    ck_assert_int_eq(dp_train_linear(&b, &t, f.train.x, f.train.y, f.train.n, f.test.x,
+                                     f.test.y, f.test.n, &rb, NULL), 0);
+    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    ck_assert_int_eq(ra.iterations, 900);
+    ck_assert(ra.final.train_loss == rb.final.train_loss && ra.noise_std == 0.0);
+    dp_train_result_destroy(&ra);
+    dp_train_result_destroy(&rb);
+    dp_linear_destroy(&a);
+    dp_linear_destroy(&b);
+    fixture_free(&f);
+}
+END_TEST
+
+START_TEST(test_round_noise)
+{
+    /* R = 1: w_1(noise) - w_1(clean) = -eta z_0, so z_0 = -(difference)/eta */
+    fixture f;
+    fixture_make(&f, 100, 80, 3, 9);
+    const size_t S = 400, P = 4;
+    double *z = malloc(S * P * sizeof *z), sig = 0;
+    for (size_t k = 0; k < S; k++) {
+        dp_rrpsgd_cfg c = base_cfg();
+        c.seed = 900 + k;
+        c.step = 0.01;
+        dp_linear a = model(3, 0.1), b = model(3, 0.1);
+        dp_rrpsgd_plan p;
+        dp_train_result ra, rb;
+        ck_assert_int_eq(dp_rrpsgd_make_plan(&a, &c, f.train.n, &p, NULL), 0);
+        ck_assert_int_eq(dp_rrpsgd_run(&a, &c, &p, 1, &f.tr, &f.te, &ra, NULL), 0);
+        c.noise = 0;
+        ck_assert_int_eq(dp_rrpsgd_run(&b, &c, &p, 1, &f.tr, &f.te, &rb, NULL), 0);
+        for (size_t j = 0; j < P; j++) z[k * P + j] = -(a.w[j] - b.w[j]) / 0.01;
+        sig = p.sigma;
+        ck_assert(ra.noise_std == p.sigma);
+        dp_train_result_destroy(&ra);
+        dp_train_result_destroy(&rb);
+        dp_linear_destroy(&a);
+        dp_linear_destroy(&b);
+    }
+    assert_variance(z, S * P, sig * sig, "rr-4.1 round noise");
+    free(z);
+    fixture_free(&f);
+}
+END_TEST
+
+START_TEST(test_loss_falls_with_eps)
+{
+    /* n = 500, R = 5000 rounds of Thm 5's step, mean over 10 seeds of ||grad F(w_R)||^2,
+     * Zhang17's measure for Alg. 2 (Thm 5: it scales like 1/eps), at eps 0.05, 0.2 and 1:
+     * strictly decreasing */
+    fixture f;
+    fixture_make(&f, 600, 500, 4, 6);
+    const double eps[] = {0.05, 0.2, 1.0};
+    double mean[3] = {0};
+    for (int e = 0; e < 3; e++)
+        for (int k = 0; k < 10; k++) {
+            dp_linear m = model(4, 0.05);
+            dp_rrpsgd_cfg c = base_cfg();
+            c.eps = eps[e];
+            c.seed = 40 + (uint64_t)k;
+            c.eval_every = 100000;
+            dp_rrpsgd_plan p;
+            dp_train_result r;
+            ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, f.train.n, &p, NULL), 0);
+            ck_assert_int_eq(dp_rrpsgd_run(&m, &c, &p, 5000, &f.tr, &f.te, &r, NULL), 0);
+            mean[e] += r.final.grad_norm * r.final.grad_norm / 10;
+            dp_train_result_destroy(&r);
+            dp_linear_destroy(&m);
+        }
+    ck_assert_msg(mean[0] > mean[1] && mean[1] > mean[2], "||grad||^2 %g %g %g", mean[0],
+                  mean[1], mean[2]);
+    fixture_free(&f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("rrpsgd");
+    test_add_case(s, "rr-1.1", test_plan, 10);
+    test_add_case(s, "rr-2.1", test_round, 30);
+    test_add_case(s, "rr-3.1", test_noise_off_is_sgd, 30);
+    test_add_case(s, "rr-4.1", test_round_noise, 60);
+    test_add_case(s, "rr-5.1", test_loss_falls_with_eps, 60);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
