@@ -63,6 +63,10 @@ static void fill_models(registry *table)
         MODELS[n_models].description = zoo[i].description;
         MODELS[n_models].source = zoo[i].source;
     }
+    if (n_models < MAX_MODELS)
+        MODELS[n_models++] = (registry_entry){
+            "custom", "a deep model given as a layer list (model.layers)",
+            "dperm (harness/spec_layers.c)"};
     table->n = n_models;
 }
 
@@ -91,7 +95,7 @@ static void fill_accountants(void)
 
 static registry TABLES[] = {
     {"algorithms", ALGORITHMS, 0}, /* filled in fill_algorithms */
-    {"models", MODELS, 4}, /* grows to the zoo's models in fill_models */
+    {"models", MODELS, 4}, /* grows to the zoo's models and custom in fill_models */
     {"datasets", DATASETS, 1}, /* grows to the catalog's datasets in fill_datasets */
     {"accountants", ACCOUNTANTS, COUNT(ACCOUNTANTS)},
 };

@@ -101,5 +101,5 @@ sed 's/split: {test_fraction: 0.3}/labels: pm1/' "$WORK/iris.yaml" > "$WORK/pm1.
 check "pm1 without a positive class on a 3-class set exits 2" grep -q "needs dataset.positive" "$WORK/err"
 sed 's/name: iris, split: {test_fraction: 0.3}/name: wine_quality/' "$WORK/iris.yaml" > "$WORK/wine.yaml"
 "$DPERM" run "$WORK/wine.yaml" --out "$WORK/k" 2> "$WORK/err"
-check "a regression dataset with a classifier exits 2 and says why" grep -q "wine_quality is a regression dataset" "$WORK/err"
+check "a regression dataset with a classifier exits 2 and says why" grep -q "wine_quality is a regression dataset (real target): use model.type squared or huber" "$WORK/err"
 finish
