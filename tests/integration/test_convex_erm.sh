@@ -11,8 +11,10 @@ check "20 records, all ok" sh -c "[ \$(jq -r .status '$R' | grep -c '^ok$') = 20
 check "every record has f_star and optimality_gap" \
   sh -c "jq -e '(.metrics.f_star | type) == \"number\" and (.metrics.optimality_gap | type) == \"number\"' '$R' | grep -qv false"
 check "one F(w*) for the whole grid" sh -c "[ \$(jq -r .metrics.f_star '$R' | sort -u | wc -l) = 1 ]"
-check "erm_exact's gap is 0 and its gradient norm <= 1e-10" \
-  sh -c "jq -e 'select(.config.algorithm.name == \"erm_exact\") | .metrics.optimality_gap == 0 and .metrics.grad_norm <= 1e-10' '$R' | grep -qv false"
+# F(w*) is solved in the parent, the run's minimizer in a worker whose BLAS may use another
+# thread count (so another summation order): equal up to rounding, not bit for bit.
+check "erm_exact's gap is 0 up to 1e-12 and its gradient norm <= 1e-10" \
+  sh -c "jq -e 'select(.config.algorithm.name == \"erm_exact\") | (.metrics.optimality_gap | fabs) <= 1e-12 and .metrics.grad_norm <= 1e-10' '$R' | grep -qv false"
 check "no gap below -1e-12" sh -c "jq -e '.metrics.optimality_gap >= -1e-12' '$R' | grep -qv false"
 check "objective_perturbation spends exactly its epsilon" \
   sh -c "jq -e 'select(.config.algorithm.name == \"objective_perturbation\" and .config.algorithm.noise == null) | .metrics.epsilon_spent == .config.epsilon' '$R' | grep -qv false"
@@ -20,7 +22,7 @@ check "gaussian: delta of privacy.delta, Kifer et al.; laplace: delta 0, Chaudhu
   sh -c "jq -e 'select(.config.algorithm.mechanism == \"gaussian\") | .metrics.delta == 1e-5 and (.metrics.accountant | startswith(\"kifer12_thm2\"))' '$R' | grep -qv false &&
          jq -e 'select(.config.algorithm.mechanism == \"laplace\") | .metrics.delta == 0 and (.metrics.accountant | startswith(\"chaudhuri11_alg2\"))' '$R' | grep -qv false"
 check "noise off: says so, spends inf (null), gap 0" \
-  sh -c "jq -e 'select(.config.algorithm.noise == \"off\") | .metrics.noise == \"off\" and .metrics.epsilon_spent == null and .metrics.optimality_gap == 0' '$R' | grep -qv false"
+  sh -c "jq -e 'select(.config.algorithm.noise == \"off\") | .metrics.noise == \"off\" and .metrics.epsilon_spent == null and (.metrics.optimality_gap | fabs) <= 1e-12' '$R' | grep -qv false"
 check "the gap shrinks from epsilon 0.5 to 5 (mean over seeds and mechanisms)" \
   jq -se '[.[] | select(.config.algorithm.name == "objective_perturbation" and .config.algorithm.noise == null)]
           | (map(select(.config.epsilon == 0.5).metrics.optimality_gap) | add / length) >
