@@ -8,6 +8,8 @@
  *                            model.l2 = 0 (model.l2 > 0 steps 1/(mu t), Lemma 15.7)
  *   algorithm.step_size      a of eta_t = a/sqrt(t) or a/t, overriding the lemma's (warning)
  *   train.eval_every         curve points every this many epochs (default 1)
+ *   train.*                  other train keys are accepted (a grid may share its train
+ *                            block with first-order algorithms) and ignored, with a warning
  * The noise is calibrated to epsilon and privacy.delta by Lemma 15.5; epsilon must be < 1.
  */
 #include <limits.h>
@@ -78,6 +80,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     if ((rc = parse(root, s, &c, err)) || (rc = drv_init_model(s, tr, m, err))) return rc;
     drv_sets(tr, te, &a, &b);
     if ((rc = dp_bassily_train(m, &c, &a, &b, &p, res, err))) return rc;
+    drv_note_ignored_train(root, metrics);
     drv_privacy_metrics(metrics, c.eps, c.delta,
                         "lecture15_lemma15.5: Gaussian of Lecture15 Lemma 15.5 (advanced "
                         "composition over T steps, amplification by b/n of Lemma 15.4)");

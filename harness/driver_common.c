@@ -9,25 +9,34 @@
 
 #include "spec_int.h"
 
+/* The first-order trainer's train keys (spec.c): accepted so one grid can share a train
+ * block between these algorithms and first-order ones, and ignored but eval_every. */
+static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr",
+                                         "eval_every"};
+
 int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err)
 {
-    static const char *const KEYS[] = {"eval_every"};
     const cfg_node *train = cfg_get(root, "train");
     int rc;
     *eval_every = 1;
     if (!train) return 0;
-    if ((rc = spec_expect_map(train, "train", err))) return rc;
-    for (size_t i = 0; i < train->n_items; i++)
-        if (strcmp(train->items[i]->key, "eval_every")) {
-            rc = cfg_error(err, train->items[i], 1,
-                           "train.%s is not used by this algorithm: its iterations and step "
-                           "come from its theorem (override them with algorithm.* keys)",
-                           train->items[i]->key);
-            dp_err_hint(err, "the train block of a convex driver takes eval_every only");
-            return rc;
-        }
-    if ((rc = spec_check_keys(train, "train", KEYS, COUNT(KEYS), err))) return rc;
+    if ((rc = spec_expect_map(train, "train", err)) ||
+        (rc = spec_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)))
+        return rc;
     return spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, eval_every, err);
+}
+
+void drv_note_ignored_train(const cfg_node *root, json_t *metrics)
+{
+    const cfg_node *train = cfg_get(root, "train");
+    char buf[256];
+    for (size_t i = 0; train && i < train->n_items; i++) {
+        const char *k = train->items[i]->key;
+        if (!strcmp(k, "eval_every")) continue;
+        snprintf(buf, sizeof buf, "train.%s is ignored: this algorithm's iterations, batches "
+                 "and steps come from its theorem (algorithm.* keys override them)", k);
+        drv_warn(metrics, buf);
+    }
 }
 
 int drv_read_feature_bound(const cfg_node *algo, double *B, dp_err *err)

@@ -12,8 +12,13 @@
 #include "convex.h"
 
 /* The train block of a driver that takes its settings from algorithm.* keys: absent, or
- * a map with eval_every only (>= 1, default 1). DP_ECONFIG at the offending key. */
+ * a map of the first-order train keys (so a grid may share it with first-order
+ * algorithms), of which only eval_every (>= 1, default 1) is read. DP_ECONFIG at an
+ * unknown key or a bad eval_every. */
 int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err);
+
+/* One metrics.warnings entry per train key given but ignored (all but eval_every). */
+void drv_note_ignored_train(const cfg_node *root, json_t *metrics);
 
 /* algorithm.feature_bound: B > 0 and finite, default 1 (dperm's synthetic rows and
  * dataset.normalize: unit_l2 rows lie in the unit ball). */

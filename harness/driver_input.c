@@ -9,6 +9,8 @@
  *   algorithm.constant_c     Thm 1's c, default 2 ln(1.25/delta) / ln(1/delta) (dperm's
  *                            choice: the classic Gaussian factor); another c is a warning
  *   train.eval_every         curve points every this many GD steps (default 1)
+ *   train.*                  other train keys are accepted (a grid may share its train
+ *                            block with first-order algorithms) and ignored, with a warning
  * model.l2 > 0 is Thm 1's strong convexity Delta. Linear models only: the one-hidden-layer
  * MLP of InputPert §5 would need the deep-model trainer behind this driver interface.
  */
@@ -71,6 +73,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     if ((rc = parse(root, s, &c, err)) || (rc = drv_init_model(s, tr, m, err))) return rc;
     drv_sets(tr, te, &a, &b);
     if ((rc = dp_input_pert_train(m, &c, &a, &b, &p, res, err))) return rc;
+    drv_note_ignored_train(root, metrics);
     drv_privacy_metrics(metrics, c.eps, c.delta,
                         "inputpert_thm1: InputPert Thm 1 (eq. 9), feature noise sigma^2 = c "
                         "G^2 T log(1/delta) / (n (n-1) sqrt(Delta) eps^2)");

@@ -9,6 +9,8 @@
  *   algorithm.step_size      eta, overriding Thm 2/3's (warning; Lemma 2/3's bound on eta
  *                            is still enforced)
  *   train.eval_every         curve points every this many GD steps (default 1)
+ *   train.*                  other train keys are accepted (a grid may share its train
+ *                            block with first-order algorithms) and ignored, with a warning
  */
 #include <limits.h>
 #include <math.h>
@@ -80,6 +82,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     drv_sets(tr, te, &a, &b);
     if ((rc = dp_output_pert_train(m, &c, &a, &b, &p, res, err))) return rc;
     int gauss = c.mechanism == DP_OUTPUT_GAUSSIAN;
+    drv_note_ignored_train(root, metrics);
     drv_privacy_metrics(metrics, c.eps, c.delta,
                         p.theorem == 2
                             ? "zhang17_thm2: Zhang17 Alg. 1, Lemma 3 sensitivity 5 L (mu + "

@@ -6,6 +6,8 @@
  *   algorithm.step_size      eta overriding Thm 5's min(1/beta, D_F/(sigma n)) (warning);
  *                            required for regression, must be < 2/beta
  *   train.eval_every         curve points every this many epochs of n rounds (default 1)
+ *   train.*                  other train keys are accepted (a grid may share its train
+ *                            block with first-order algorithms) and ignored, with a warning
  * epsilon must be in (0, 1] (Thm 4); delta is privacy.delta.
  */
 #include <limits.h>
@@ -82,6 +84,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     long R = dp_rrpsgd_draw_round(c.seed, &p);
     drv_sets(tr, te, &a, &b);
     if ((rc = dp_rrpsgd_run(m, &c, &p, R, &a, &b, res, err))) return rc;
+    drv_note_ignored_train(root, metrics);
     drv_privacy_metrics(metrics, c.eps, c.delta,
                         "zhang17_thm4: Zhang17 Alg. 2, Gaussian z_t with s^2 = 4 L^2 "
                         "log(3n/delta) log(2/delta) / eps^2 on every gradient, R <= n^2");
