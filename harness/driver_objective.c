@@ -93,7 +93,9 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     drv_num(metrics, "noise_std", res->noise_std);
     drv_num(metrics, "extra_l2", p.extra_l2);
     drv_num(metrics, "epsilon_prime", c.noise ? p.eps_prime : NAN);
-    drv_num(metrics, "sensitivity", p.zeta);
+    drv_num(metrics, "gradient_bound", p.zeta);
+    /* No sigma x C structure here: the noise is b itself (noise_scale, noise_std). */
+    drv_num(metrics, "noise_multiplier", NAN);
     drv_num(metrics, "hessian_bound", p.lambda);
     drv_num(metrics, "feature_bound", c.feature_bound);
     drv_num(metrics, "perturbed_objective", r.f);
