@@ -44,6 +44,8 @@ int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err)
     if (rc) {
         char msg[DP_ERR_MSG_MAX];
         snprintf(msg, sizeof msg, "%s", err->msg);
+        /* the accountant's message may already name the target */
+        if (strncmp(msg, "epsilon", 7) == 0) return cfg_error(err, at, 0, "%s", msg);
         return cfg_error(err, at, 0, "epsilon %g: %s", s->epsilon, msg);
     }
     s->train.noise_multiplier = sigma;
