@@ -12,6 +12,8 @@
  *         variance.
  * op-4.*  the released model's loss falls as epsilon grows (mean over seeds).
  * op-5.*  rows outside the feature bound are refused.
+ * op-6.*  Huber regression (Zhang17 §4): noise off is dperm's gd for regression bit for
+ *         bit, and the plan uses the Huber constants.
  */
 #include "test_util.h"
 #include "convex_fixture.h"
@@ -296,6 +298,56 @@ START_TEST(test_rows_outside_bound)
 }
 END_TEST
 
+START_TEST(test_huber)
+{
+    /* t = <w*, x> + 0.5 + N(0, 0.1^2) on unit-ball rows, Huber delta 0.5, mu 0.5 */
+    const size_t n = 300, d = 3;
+    double *x = malloc(n * d * sizeof *x), *t = malloc(n * sizeof *t);
+    dp_rng r;
+    dp_rng_init(&r, 4, DP_STREAM_TEST);
+    for (size_t i = 0; i < n; i++) {
+        double q = 0;
+        for (size_t j = 0; j < d; j++) {
+            x[i * d + j] = dp_rng_gaussian(&r);
+            q += x[i * d + j] * x[i * d + j];
+        }
+        double f = 0.9 * dp_rng_uniform(&r) / sqrt(q);
+        for (size_t j = 0; j < d; j++) x[i * d + j] *= f;
+        t[i] = x[i * d] - 0.5 * x[i * d + 1] + 0.5 + 0.1 * dp_rng_gaussian(&r);
+    }
+    dp_cvx_set tr = {x, NULL, t, 250}, te = {x + 250 * d, NULL, t + 250, 50};
+    dp_linear a, b;
+    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, d, 0.5, 0.5, NULL), 0);
+    ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, d, 0.5, 0.5, NULL), 0);
+    dp_output_pert_cfg c = base_cfg();
+    c.norm_bound = 2.0; /* F(0) depends on the targets: D given */
+    c.noise = 0;
+    dp_output_pert_plan p;
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_output_pert_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
+    /* Huber, B = 1: L = 0.5 sqrt 2, beta = 2 + 0.5 */
+    ck_assert(REL(p.L, 0.5 * sqrt(2.0)) <= 1e-15 && REL(p.beta, 2.5) <= 1e-15);
+    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD, .epochs = (int)p.T, .batch_size = 250,
+                       .sampling = DP_SAMPLING_FULL, .lr_schedule = DP_LR_CONSTANT,
+                       .lr = p.eta, .clip = INFINITY, .eval_every = 1, .seed = 1};
+    ck_assert_int_eq(dp_train_linear_reg(&b, &gd, x, t, 250, te.x, te.t, 50, &rb, NULL), 0);
+    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    ck_assert(isfinite(ra.final.test_rmse) && isnan(ra.final.test_accuracy));
+    dp_train_result_destroy(&ra);
+    dp_train_result_destroy(&rb);
+    dp_linear_destroy(&a);
+    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, d, 0.5, 0.5, NULL), 0);
+    c.noise = 1;
+    ck_assert_int_eq(dp_output_pert_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
+    ck_assert(isfinite(ra.final.test_rmse) && ra.noise_std == p.noise_std);
+    dp_train_result_destroy(&ra);
+    dp_linear_destroy(&a);
+    dp_linear_destroy(&b);
+    free(x);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("output_pert");
@@ -307,6 +359,7 @@ int main(void)
     test_add_case(s, "op-3.2", test_end_to_end_noise, 60);
     test_add_case(s, "op-4.1", test_loss_falls_with_eps, 60);
     test_add_case(s, "op-5.1", test_rows_outside_bound, 10);
+    test_add_case(s, "op-6.1", test_huber, 30);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

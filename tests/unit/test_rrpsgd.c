@@ -7,6 +7,8 @@
  * rr-3.*  noise off for R = 3n rounds is dperm's sgd (wor batches of one) bit for bit.
  * rr-4.*  one round's noise has variance sigma^2 (over 400 seeds).
  * rr-5.*  the final loss falls as epsilon grows (mean over seeds, fixed R).
+ * rr-6.*  Huber regression: noise off is dperm's sgd for regression bit for bit; Thm 5's
+ *         step needs D_F, so a regression plan without a step is refused.
  */
 #include "test_util.h"
 #include "convex_fixture.h"
@@ -183,6 +185,45 @@ START_TEST(test_loss_falls_with_eps)
 }
 END_TEST
 
+START_TEST(test_huber)
+{
+    const size_t n = 200, d = 3;
+    double *x = malloc(n * d * sizeof *x), *t = malloc(n * sizeof *t);
+    dp_rng r;
+    dp_rng_init(&r, 8, DP_STREAM_TEST);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < d; j++) x[i * d + j] = 0.5 * (dp_rng_uniform(&r) - 0.5);
+        t[i] = x[i * d] + 0.3 + 0.1 * dp_rng_gaussian(&r);
+    }
+    dp_cvx_set tr = {x, NULL, t, 160}, te = {x + 160 * d, NULL, t + 160, 40};
+    dp_linear a, b;
+    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, d, 1.0, 0.1, NULL), 0);
+    ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, d, 1.0, 0.1, NULL), 0);
+    dp_rrpsgd_cfg c = base_cfg();
+    dp_rrpsgd_plan p;
+    dp_err e;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&a, &c, 160, &p, &e), DP_EINVAL);
+    ck_assert(strstr(e.msg, "D_F") != NULL);
+    c.step = 0.2;
+    c.noise = 0;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&a, &c, 160, &p, NULL), 0);
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_rrpsgd_run(&a, &c, &p, 320, &tr, &te, &ra, NULL), 0);
+    dp_train_cfg s = {.algorithm = DP_ALGO_SGD, .epochs = 2, .batch_size = 1,
+                      .sampling = DP_SAMPLING_WOR, .lr_schedule = DP_LR_CONSTANT, .lr = 0.2,
+                      .clip = INFINITY, .eval_every = 1, .seed = 1};
+    ck_assert_int_eq(dp_train_linear_reg(&b, &s, x, t, 160, te.x, te.t, 40, &rb, NULL), 0);
+    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    ck_assert(isfinite(ra.final.test_rmse));
+    dp_train_result_destroy(&ra);
+    dp_train_result_destroy(&rb);
+    dp_linear_destroy(&a);
+    dp_linear_destroy(&b);
+    free(x);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rrpsgd");
@@ -191,6 +232,7 @@ int main(void)
     test_add_case(s, "rr-3.1", test_noise_off_is_sgd, 30);
     test_add_case(s, "rr-4.1", test_round_noise, 60);
     test_add_case(s, "rr-5.1", test_loss_falls_with_eps, 60);
+    test_add_case(s, "rr-6.1", test_huber, 30);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
