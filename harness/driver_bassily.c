@@ -7,6 +7,8 @@
  *   algorithm.norm_bound     ||C|| of Lemma 15.6's step ||C|| / (G sqrt t); required when
  *                            model.l2 = 0 (model.l2 > 0 steps 1/(mu t), Lemma 15.7)
  *   algorithm.step_size      a of eta_t = a/sqrt(t) or a/t, overriding the lemma's (warning)
+ *   algorithm.noise          on (default) | off: DEBUG ONLY, no noise: the non-private
+ *                            counterpart; the record says noise "off", epsilon_spent null
  *   train.eval_every         curve points every this many epochs (default 1)
  *   train.*                  other train keys are accepted (a grid may share its train
  *                            block with first-order algorithms) and ignored, with a warning
@@ -35,6 +37,7 @@ static int parse(const cfg_node *root, const run_spec *s, dp_bassily_cfg *c, dp_
         (rc = spec_read_number(algo, "algorithm", "step_size", 0, 0.0,
                                (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
                                err)) ||
+        (rc = drv_read_noise(algo, &c->noise, err)) ||
         (rc = drv_read_train(root, &eval_every, err)))
         return rc;
     c->eps = s->epsilon;
@@ -42,7 +45,6 @@ static int parse(const cfg_node *root, const run_spec *s, dp_bassily_cfg *c, dp_
     c->batch_size = (size_t)b;
     c->iterations = T;
     c->eval_every = (int)eval_every;
-    c->noise = 1;
     c->seed = s->seed;
     return 0;
 }
@@ -84,6 +86,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     drv_privacy_metrics(metrics, c.eps, c.delta,
                         "lecture15_lemma15.5: Gaussian of Lecture15 Lemma 15.5 (advanced "
                         "composition over T steps, amplification by b/n of Lemma 15.4)");
+    if (!c.noise) drv_noise_off_metrics(metrics);
     json_object_set_new(metrics, "theorem", json_string("Lecture15 Lemma 15.5"));
     drv_num(metrics, "noise_sigma", p.sigma);
     drv_num(metrics, "noise_multiplier", p.noise_multiplier);

@@ -26,6 +26,22 @@ int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err)
     return spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, eval_every, err);
 }
 
+int drv_read_noise(const cfg_node *algo, int *on, dp_err *err)
+{
+    static const char *const NOISE[] = {"on", "off"};
+    int idx = 0;
+    int rc = spec_read_enum(algo, "algorithm", "noise", 0, 0, "noise setting", NOISE,
+                            COUNT(NOISE), &idx, err);
+    *on = idx == 0;
+    return rc;
+}
+
+void drv_noise_off_metrics(json_t *metrics)
+{
+    drv_privacy_metrics(metrics, NAN, NAN, "none (algorithm.noise off: debug run, no privacy)");
+    json_object_set_new(metrics, "noise", json_string("off"));
+}
+
 void drv_note_ignored_train(const cfg_node *root, json_t *metrics)
 {
     const cfg_node *train = cfg_get(root, "train");

@@ -17,6 +17,14 @@
  * unknown key or a bad eval_every. */
 int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err);
 
+/* algorithm.noise: on (default, *on = 1) | off (*on = 0): DEBUG ONLY, the algorithm
+ * without its noise (the library's noise switch), i.e. its non-private counterpart. */
+int drv_read_noise(const cfg_node *algo, int *on, dp_err *err);
+
+/* The privacy metrics of a noise-off debug run: epsilon_spent and delta null (no
+ * privacy), accountant saying so, metrics.noise "off". */
+void drv_noise_off_metrics(json_t *metrics);
+
 /* One metrics.warnings entry per train key given but ignored (all but eval_every). */
 void drv_note_ignored_train(const cfg_node *root, json_t *metrics);
 

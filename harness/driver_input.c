@@ -8,6 +8,8 @@
  *   algorithm.feature_bound  B: every training row has ||x|| <= B (checked), default 1
  *   algorithm.constant_c     Thm 1's c, default 2 ln(1.25/delta) / ln(1/delta) (dperm's
  *                            choice: the classic Gaussian factor); another c is a warning
+ *   algorithm.noise          on (default) | off: DEBUG ONLY, no noise: the non-private
+ *                            counterpart; the record says noise "off", epsilon_spent null
  *   train.eval_every         curve points every this many GD steps (default 1)
  *   train.*                  other train keys are accepted (a grid may share its train
  *                            block with first-order algorithms) and ignored, with a warning
@@ -36,12 +38,12 @@ static int parse(const cfg_node *root, const run_spec *s, dp_input_pert_cfg *c, 
         (rc = drv_read_feature_bound(algo, &c->feature_bound, err)) ||
         (rc = spec_read_number(algo, "algorithm", "constant_c", 0, 0.0,
                                (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->c, err)) ||
+        (rc = drv_read_noise(algo, &c->noise, err)) ||
         (rc = drv_read_train(root, &eval_every, err)))
         return rc;
     c->eps = s->epsilon;
     c->delta = s->delta;
     c->eval_every = (int)eval_every;
-    c->noise = 1;
     c->seed = s->seed;
     return 0;
 }
@@ -77,6 +79,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     drv_privacy_metrics(metrics, c.eps, c.delta,
                         "inputpert_thm1: InputPert Thm 1 (eq. 9), feature noise sigma^2 = c "
                         "G^2 T log(1/delta) / (n (n-1) sqrt(Delta) eps^2)");
+    if (!c.noise) drv_noise_off_metrics(metrics);
     json_object_set_new(metrics, "theorem", json_string("InputPert Thm 1"));
     drv_num(metrics, "noise_std", res->noise_std);
     drv_num(metrics, "noise_variance", p.sigma2);

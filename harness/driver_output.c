@@ -8,6 +8,8 @@
  *   algorithm.iterations     T, overriding Thm 2/3's (recorded as a warning)
  *   algorithm.step_size      eta, overriding Thm 2/3's (warning; Lemma 2/3's bound on eta
  *                            is still enforced)
+ *   algorithm.noise          on (default) | off: DEBUG ONLY, no noise: the non-private
+ *                            counterpart; the record says noise "off", epsilon_spent null
  *   train.eval_every         curve points every this many GD steps (default 1)
  *   train.*                  other train keys are accepted (a grid may share its train
  *                            block with first-order algorithms) and ignored, with a warning
@@ -39,6 +41,7 @@ static int parse(const cfg_node *root, const run_spec *s, dp_output_pert_cfg *c,
         (rc = spec_read_number(algo, "algorithm", "step_size", 0, 0.0,
                                (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
                                err)) ||
+        (rc = drv_read_noise(algo, &c->noise, err)) ||
         (rc = drv_read_train(root, &eval_every, err)))
         return rc;
     c->mechanism = mech == 0 ? DP_OUTPUT_GAUSSIAN : DP_OUTPUT_LAPLACE;
@@ -46,7 +49,6 @@ static int parse(const cfg_node *root, const run_spec *s, dp_output_pert_cfg *c,
     c->delta = c->mechanism == DP_OUTPUT_GAUSSIAN ? s->delta : 0.0;
     c->iterations = T;
     c->eval_every = (int)eval_every;
-    c->noise = 1;
     c->seed = s->seed;
     return 0;
 }
@@ -89,6 +91,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
                               "beta) / (n mu beta) (strongly convex)"
                             : "zhang17_thm3: Zhang17 Alg. 1, Lemma 2 sensitivity 3 L T eta / n "
                               "(convex)");
+    if (!c.noise) drv_noise_off_metrics(metrics);
     json_object_set_new(metrics, "theorem", json_string(p.theorem == 2 ? "Zhang17 Thm 2"
                                                                        : "Zhang17 Thm 3"));
     json_object_set_new(metrics, "mechanism",

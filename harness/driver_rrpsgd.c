@@ -5,6 +5,8 @@
  *                            at most n^2 (Thm 4); a smaller m is recorded as a warning
  *   algorithm.step_size      eta overriding Thm 5's min(1/beta, D_F/(sigma n)) (warning);
  *                            required for regression, must be < 2/beta
+ *   algorithm.noise          on (default) | off: DEBUG ONLY, no noise: the non-private
+ *                            counterpart; the record says noise "off", epsilon_spent null
  *   train.eval_every         curve points every this many epochs of n rounds (default 1)
  *   train.*                  other train keys are accepted (a grid may share its train
  *                            block with first-order algorithms) and ignored, with a warning
@@ -29,12 +31,12 @@ static int parse(const cfg_node *root, const run_spec *s, dp_rrpsgd_cfg *c, long
         (rc = spec_read_number(algo, "algorithm", "step_size", 0, 0.0,
                                (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
                                err)) ||
+        (rc = drv_read_noise(algo, &c->noise, err)) ||
         (rc = drv_read_train(root, eval_epochs, err)))
         return rc;
     c->eps = s->epsilon;
     c->delta = s->delta;
     c->eval_every = 1;
-    c->noise = 1;
     c->seed = s->seed;
     return 0;
 }
@@ -88,6 +90,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     drv_privacy_metrics(metrics, c.eps, c.delta,
                         "zhang17_thm4: Zhang17 Alg. 2, Gaussian z_t with s^2 = 4 L^2 "
                         "log(3n/delta) log(2/delta) / eps^2 on every gradient, R <= n^2");
+    if (!c.noise) drv_noise_off_metrics(metrics);
     json_object_set_new(metrics, "theorem", json_string("Zhang17 Thm 4 (privacy), Thm 5 "
                                                         "(step, round distribution)"));
     json_object_set_new(metrics, "round_R", json_integer(R));

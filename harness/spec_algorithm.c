@@ -71,23 +71,23 @@ static const spec_algorithm ALGORITHMS[] = {
      "output-perturbation GD: T full-batch GD steps, then Gaussian or high-dimensional "
      "Laplace noise on the weights scaled to GD's sensitivity",
      "Zhang17 Alg. 1, Lemmas 2-3, Thms 2-3", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX,
-     "mechanism feature_bound norm_bound iterations step_size"},
+     "mechanism feature_bound norm_bound iterations step_size noise"},
     {"dp_sgd_bassily",
      "private SGD of Bassily et al.: uniform b-subsets, clipping at the loss's Lipschitz "
      "bound, Gaussian noise of Lemma 15.5, T = (n/b)^2 steps of a/sqrt(t) or 1/(mu t)",
      "Bassily et al. 2014; Lecture15 Alg. 3, Lemmas 15.4-15.7; Zhang17 §4 (b = 50)", 1,
      DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
-     "batch_size feature_bound iterations norm_bound step_size"},
+     "batch_size feature_bound iterations norm_bound step_size noise"},
     {"rrpsgd",
      "random round private SGD: one example and Gaussian noise per step, stopped at a round "
      "R drawn uniformly from {1..n^2}",
      "Zhang17 Alg. 2, Thms 4-5", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
-     "feature_bound rounds step_size"},
+     "feature_bound rounds step_size noise"},
     {"input_perturbation",
      "input perturbation: Gaussian noise added once to every training feature vector, then "
      "plain full-batch GD on the perturbed data",
      "InputPert Alg. 1, Thm 1 (eq. 9)", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX,
-     "iterations step_size feature_bound constant_c"},
+     "iterations step_size feature_bound constant_c noise"},
 };
 
 /* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */

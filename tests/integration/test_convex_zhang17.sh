@@ -31,6 +31,18 @@ same=0
 [ -s "$WORK/z2/runs.jsonl" ] && [ "$a" = "$b" ] && same=1
 check "reruns give the same records (-j 2 and -j 1)" [ $same = 1 ]
 
+"$DPERM" run "$FIX/zhang17_off.yaml" --out "$WORK/off" --quiet >/dev/null 2>&1
+O="$WORK/off/runs.jsonl"
+gd=$(jq -r 'select(.config.algorithm.name == "gd") | .metrics.train_loss' "$O")
+op=$(jq -r 'select(.config.algorithm.name == "output_perturbation" and .config.algorithm.noise == "off") | .metrics.train_loss' "$O")
+check "noise off: output_perturbation is gd (same T and step), exactly" [ -n "$gd" -a "$op" = "$gd" ]
+check "noise off: input_perturbation is gd on the clean data, exactly" \
+  [ "$(jq -r 'select(.config.algorithm.name == "input_perturbation") | .metrics.train_loss' "$O")" = "$gd" ]
+check "noise on differs from gd" \
+  [ "$(jq -r 'select(.config.algorithm.name == "output_perturbation" and .config.algorithm.noise == "on") | .metrics.train_loss' "$O")" != "$gd" ]
+check "noise-off records say so: noise off, epsilon_spent null, noise_std 0" \
+  [ "$(jq -r 'select(.config.algorithm.noise == "off") | [.metrics.noise, .metrics.epsilon_spent, .metrics.noise_std] | tostring' "$O" | sort -u)" = '["off",null,0]' ]
+
 "$DPERM" run "$FIX/zhang17_bad.yaml" --out "$WORK/bad" 2>"$WORK/err" >/dev/null
 check "a bad mechanism exits 2" [ $? = 2 ]
 check "... at its position with a suggestion" grep -qE "zhang17_bad.yaml:5:[0-9]+: .*gausian.*gaussian" "$WORK/err"
