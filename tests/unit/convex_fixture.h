@@ -8,7 +8,10 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../../algorithms/base/rng.h"
 
 #include "../../algorithms/convex_common.h"
 #include "../../datasets/dataset.h"
@@ -36,6 +39,31 @@ static inline void fixture_free(fixture *f)
     dp_dataset_destroy(&f->test);
     dp_dataset_destroy(&f->train);
     dp_dataset_destroy(&f->all);
+}
+
+/* A Huber-regression problem: n rows in the ball of radius 0.9, t = x_0 - x_1/2 + 0.3 +
+ * N(0, 0.1^2); the first n_train rows train. Caller frees x and t. */
+static inline void fixture_regression(size_t n, size_t n_train, size_t d, uint64_t seed,
+                                      double **x, double **t, dp_cvx_set *tr, dp_cvx_set *te)
+{
+    double *X = malloc(n * d * sizeof *X), *T = malloc(n * sizeof *T);
+    ck_assert(X && T && d >= 2);
+    dp_rng r;
+    dp_rng_init(&r, seed, DP_STREAM_TEST);
+    for (size_t i = 0; i < n; i++) {
+        double q = 0;
+        for (size_t j = 0; j < d; j++) {
+            X[i * d + j] = dp_rng_gaussian(&r);
+            q += X[i * d + j] * X[i * d + j];
+        }
+        double f = 0.9 * dp_rng_uniform(&r) / sqrt(q);
+        for (size_t j = 0; j < d; j++) X[i * d + j] *= f;
+        T[i] = X[i * d] - 0.5 * X[i * d + 1] + 0.3 + 0.1 * dp_rng_gaussian(&r);
+    }
+    *tr = (dp_cvx_set){X, NULL, T, n_train};
+    *te = (dp_cvx_set){X + n_train * d, NULL, T + n_train, n - n_train};
+    *x = X;
+    *t = T;
 }
 
 /* Sample mean and (unbiased) variance of v[0..n). */

@@ -9,6 +9,8 @@
  *         dp_sgd with noise multiplier sigma/L.
  * bs-4.*  one step's injected noise has variance sigma^2 (over 400 seeds).
  * bs-5.*  the loss falls as epsilon grows (mean over seeds).
+ * bs-6.*  Huber regression: noise off is dperm's regression trainer with sigma = 0 bit
+ *         for bit, and the plan uses the Huber constants.
  */
 #include "test_util.h"
 #include "convex_fixture.h"
@@ -197,6 +199,37 @@ START_TEST(test_loss_falls_with_eps)
 }
 END_TEST
 
+START_TEST(test_huber)
+{
+    double *x, *t;
+    dp_cvx_set tr, te;
+    fixture_regression(300, 250, 3, 2, &x, &t, &tr, &te);
+    dp_linear a, b;
+    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, 3, 0.5, 0.2, NULL), 0);
+    ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, 3, 0.5, 0.2, NULL), 0);
+    dp_bassily_cfg c = base_cfg();
+    c.batch_size = 25;
+    c.noise = 0;
+    dp_bassily_plan p;
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_bassily_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
+    ck_assert(REL(p.L, 0.5 * sqrt(2.0)) <= 1e-15 && p.T == 100); /* (250/25)^2 */
+    dp_train_cfg s = {.algorithm = DP_ALGO_DP_SGD, .epochs = p.epochs, .batch_size = 25,
+                      .sampling = DP_SAMPLING_WOR, .lr_schedule = p.schedule, .lr_a = p.a,
+                      .clip = p.L, .noise_multiplier = 0.0, .eval_every = 1, .seed = 1};
+    ck_assert_int_eq(dp_train_linear_reg(&b, &s, tr.x, tr.t, tr.n, te.x, te.t, te.n, &rb, NULL),
+                     0);
+    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    ck_assert(isfinite(ra.final.test_rmse));
+    dp_train_result_destroy(&ra);
+    dp_train_result_destroy(&rb);
+    dp_linear_destroy(&a);
+    dp_linear_destroy(&b);
+    free(x);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bassily");
@@ -205,6 +238,7 @@ int main(void)
     test_add_case(s, "bs-3.1", test_reductions, 30);
     test_add_case(s, "bs-4.1", test_step_noise, 60);
     test_add_case(s, "bs-5.1", test_loss_falls_with_eps, 60);
+    test_add_case(s, "bs-6.1", test_huber, 30);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

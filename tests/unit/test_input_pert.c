@@ -7,6 +7,8 @@
  * ip-3.*  the feature noise has variance sigma^2, is independent of the row, and touches
  *         the features only.
  * ip-4.*  the released model's clean training loss falls as epsilon grows.
+ * ip-5.*  Huber regression: noise off is dperm's regression gd bit for bit; with noise
+ *         the final point is evaluated on the clean rows.
  */
 #include "test_util.h"
 #include "convex_fixture.h"
@@ -145,6 +147,44 @@ START_TEST(test_loss_falls_with_eps)
 }
 END_TEST
 
+START_TEST(test_huber)
+{
+    double *x, *t;
+    dp_cvx_set tr, te;
+    fixture_regression(300, 250, 3, 3, &x, &t, &tr, &te);
+    dp_linear a, b;
+    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, 3, 0.5, 0.5, NULL), 0);
+    ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, 3, 0.5, 0.5, NULL), 0);
+    dp_input_pert_cfg c = base_cfg();
+    c.noise = 0;
+    dp_input_pert_plan p;
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_input_pert_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
+    ck_assert(REL(p.step, 1.0 / 2.5) <= 1e-15); /* 1/(B^2 + 1 + mu) */
+    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD, .epochs = 50, .batch_size = tr.n,
+                       .sampling = DP_SAMPLING_FULL, .lr_schedule = DP_LR_CONSTANT,
+                       .lr = p.step, .clip = INFINITY, .eval_every = 10, .seed = 1};
+    ck_assert_int_eq(dp_train_linear_reg(&b, &gd, tr.x, tr.t, tr.n, te.x, te.t, te.n, &rb,
+                                         NULL), 0);
+    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    dp_train_result_destroy(&ra);
+    dp_train_result_destroy(&rb);
+    /* with noise: the released point is on the clean rows, as dp_cvx_evaluate gives it */
+    dp_linear_destroy(&a);
+    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, 3, 0.5, 0.5, NULL), 0);
+    c.noise = 1;
+    ck_assert_int_eq(dp_input_pert_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
+    dp_curve_point pt = {0};
+    ck_assert_int_eq(dp_cvx_evaluate(&a, &tr, &te, &pt, NULL), 0);
+    ck_assert(pt.train_loss == ra.final.train_loss && pt.test_rmse == ra.final.test_rmse);
+    dp_train_result_destroy(&ra);
+    dp_linear_destroy(&a);
+    dp_linear_destroy(&b);
+    free(x);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("input_pert");
@@ -152,6 +192,7 @@ int main(void)
     test_add_case(s, "ip-2.1", test_noise_off_is_gd, 30);
     test_add_case(s, "ip-3.1", test_feature_noise, 30);
     test_add_case(s, "ip-4.1", test_loss_falls_with_eps, 60);
+    test_add_case(s, "ip-5.1", test_huber, 30);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

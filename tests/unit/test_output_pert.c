@@ -300,22 +300,11 @@ END_TEST
 
 START_TEST(test_huber)
 {
-    /* t = <w*, x> + 0.5 + N(0, 0.1^2) on unit-ball rows, Huber delta 0.5, mu 0.5 */
-    const size_t n = 300, d = 3;
-    double *x = malloc(n * d * sizeof *x), *t = malloc(n * sizeof *t);
-    dp_rng r;
-    dp_rng_init(&r, 4, DP_STREAM_TEST);
-    for (size_t i = 0; i < n; i++) {
-        double q = 0;
-        for (size_t j = 0; j < d; j++) {
-            x[i * d + j] = dp_rng_gaussian(&r);
-            q += x[i * d + j] * x[i * d + j];
-        }
-        double f = 0.9 * dp_rng_uniform(&r) / sqrt(q);
-        for (size_t j = 0; j < d; j++) x[i * d + j] *= f;
-        t[i] = x[i * d] - 0.5 * x[i * d + 1] + 0.5 + 0.1 * dp_rng_gaussian(&r);
-    }
-    dp_cvx_set tr = {x, NULL, t, 250}, te = {x + 250 * d, NULL, t + 250, 50};
+    /* convex_fixture.h's regression problem, Huber delta 0.5, mu 0.5 */
+    const size_t d = 3;
+    double *x, *t;
+    dp_cvx_set tr, te;
+    fixture_regression(300, 250, d, 4, &x, &t, &tr, &te);
     dp_linear a, b;
     ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, d, 0.5, 0.5, NULL), 0);
     ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, d, 0.5, 0.5, NULL), 0);
