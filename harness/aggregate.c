@@ -221,6 +221,15 @@ int agg_where_match(json_t *record, json_t *where)
     return 1;
 }
 
+int agg_lower_is_better(const char *metric)
+{
+    static const char *const lower[] = {"loss", "gap", "error", "rmse", "seconds", "time",
+                                        "epsilon_spent", "grad_norm"};
+    for (size_t i = 0; i < sizeof lower / sizeof lower[0]; i++)
+        if (strstr(metric, lower[i])) return 1;
+    return 0;
+}
+
 int agg_safe_name(const char *s)
 {
     static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.";

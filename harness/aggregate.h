@@ -49,6 +49,7 @@ typedef struct agg_out {
     agg_strs files;
     agg_strs warnings;
     agg_buf md;
+    agg_buf html;       /* the body of report.html (tables and figures) */
 } agg_out;
 
 /* Write DIR/rel atomically (store_write_atomic) and list it in out->files. A file this
@@ -93,6 +94,10 @@ int agg_where_match(json_t *record, json_t *where);
 int agg_safe_name(const char *s);
 
 int agg_paths_from_json(json_t *v, const char *what, agg_strs *out, dp_err *err);
+
+/* Is a smaller value of the metric better? By its name: losses, gaps, errors, times and
+ * privacy spent are lower-is-better; anything else (accuracy) higher. Can't fail. */
+int agg_lower_is_better(const char *metric);
 
 // ---- statistics ---------------------------------------------------------------------
 

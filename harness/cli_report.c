@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,17 +12,21 @@
 #include "report.h"
 
 static const char REPORT_HELP[] =
-    "usage: dperm report DIR [--format md,csv,png,svg,pdf]\n"
+    "usage: dperm report DIR [--format md,csv,tex,html,png,svg,pdf]\n"
     "\n"
     "Aggregate DIR/runs.jsonl (mean ± std over seeds) into the tables and figures of the\n"
     "experiment's `report:` section (DIR/config.yaml), or default ones. Nothing is re-run.\n"
     "The shard files DIR/runs.I-of-N.jsonl are read too (combined as `dperm merge` does,\n"
     "in memory), so a sharded sweep can be reported before or without merging.\n"
-    "Writes DIR/tables/*.md|.csv, DIR/figures/*.png (+ .gp script and .dat data), and\n"
-    "DIR/report.md.\n"
+    "A table with a `reference:` file prints the paper's published numbers beside ours,\n"
+    "with the difference and a dagger where ours falls outside the paper's band.\n"
+    "Writes DIR/tables/*.md|.csv|.tex, DIR/figures/*.png|.svg|.pdf (+ .gp script and .dat\n"
+    "data), DIR/report.md, DIR/report.html, DIR/fidelity.json, and the index of every\n"
+    "experiment beside DIR (DIR/../index.html) when report.html is written.\n"
     "\n"
     "options:\n"
-    "  --format LIST   comma list of md, csv, png, svg, pdf (default md,csv,png)\n"
+    "  --format LIST   comma list of md, csv, tex, html, png, svg, pdf (default: the\n"
+    "                  report block's `formats`, else md,csv,tex,html,png)\n"
     "  -q, --quiet     do not list the files written\n";
 
 int cli_report(int argc, char **argv)
@@ -69,12 +74,25 @@ int cli_report(int argc, char **argv)
         cli_print_error(&err);
         return EXIT_USAGE;
     }
+    /* the page was written: refresh the index of the experiments beside it */
+    char *index = NULL;
+    for (size_t i = 0; i < res.n_files; i++) {
+        size_t n = strlen(res.files[i]);
+        if (n < 12 || strcmp(res.files[i] + n - 12, "/report.html")) continue;
+        if (report_index(dir, &index, &err)) {
+            cli_print_error(&err);
+            report_result_destroy(&res);
+            return EXIT_USAGE;
+        }
+    }
     for (size_t i = 0; i < res.n_warnings; i++) fprintf(stderr, "dperm: note: %s\n", res.warnings[i]);
     if (!quiet) {
         printf("dperm: report of %zu runs (%zu ok, %zu diverged, %zu failed) in %s:\n",
                res.n_records, res.n_ok, res.n_diverged, res.n_failed, dir);
         for (size_t i = 0; i < res.n_files; i++) printf("  %s\n", res.files[i]);
+        if (index) printf("  %s\n", index);
     }
+    free(index);
     report_result_destroy(&res);
     return EXIT_OK;
 }

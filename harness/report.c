@@ -6,6 +6,7 @@
  * sweep as written in the config, whatever the scheduling was.
  */
 #include "report.h"
+#include "report_int.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -13,22 +14,28 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "fidelity.h"
 #include "gnuplot.h"
+#include "html.h"
 #include "plot.h"
 #include "store.h"
 #include "table.h"
 
 // ---- formats --------------------------------------------------------------------------
 
+#define FORMAT_HTML 8u   /* with the table formats: report.html */
+#define FORMATS_KNOWN "md, csv, tex, html, png, svg, pdf"
+
 static int parse_formats(const char *formats, unsigned *tables, unsigned *images, dp_err *err)
 {
     static const struct {
         const char *name;
         unsigned table, image;
-    } known[] = {{"md", TABLE_MD, 0}, {"csv", TABLE_CSV, 0}, {"png", 0, PLOT_PNG},
-                 {"svg", 0, PLOT_SVG}, {"pdf", 0, PLOT_PDF}};
+    } known[] = {{"md", TABLE_MD, 0},        {"csv", TABLE_CSV, 0},   {"tex", TABLE_TEX, 0},
+                 {"html", FORMAT_HTML, 0},   {"png", 0, PLOT_PNG},    {"svg", 0, PLOT_SVG},
+                 {"pdf", 0, PLOT_PDF}};
     *tables = *images = 0;
-    const char *s = formats ? formats : "md,csv,png";
+    const char *s = formats ? formats : REPORT_DEFAULT_FORMATS;
     while (*s) {
         s += strspn(s, " ,");
         size_t n = strcspn(s, " ,");
@@ -39,7 +46,7 @@ static int parse_formats(const char *formats, unsigned *tables, unsigned *images
             k++;
         if (k == sizeof known / sizeof known[0]) {
             dp_err_set(err, DP_EINVAL, "unknown report format '%.*s'", (int)n, s);
-            dp_err_hint(err, "formats are md, csv, png, svg, pdf (comma separated)");
+            dp_err_hint(err, "formats are " FORMATS_KNOWN " (comma separated)");
             return DP_EINVAL;
         }
         *tables |= known[k].table;
@@ -48,9 +55,11 @@ static int parse_formats(const char *formats, unsigned *tables, unsigned *images
     }
     if (!*tables && !*images) {
         dp_err_set(err, DP_EINVAL, "no report format given");
-        dp_err_hint(err, "formats are md, csv, png, svg, pdf (comma separated)");
+        dp_err_hint(err, "formats are " FORMATS_KNOWN " (comma separated)");
         return DP_EINVAL;
     }
+    /* the page shows the figures as PNG: asking for the page asks for them */
+    if ((*tables & FORMAT_HTML) && *images) *images |= PLOT_PNG;
     return 0;
 }
 
@@ -270,25 +279,59 @@ static void take_strs(agg_strs *from, char ***to, size_t *n)
     memset(from, 0, sizeof *from);
 }
 
+/* The report block's `formats` (a list or a comma string), when --format is not given. */
+static const char *spec_formats(json_t *spec, char *buf, size_t n)
+{
+    json_t *f = json_object_get(spec, "formats");
+    if (json_is_string(f)) return json_string_value(f);
+    if (!json_is_array(f)) return NULL;
+    size_t i, used = 0;
+    json_t *v;
+    buf[0] = '\0';
+    json_array_foreach(f, i, v) {
+        if (!json_is_string(v) || used >= n) continue;
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "," : "",
+                                 json_string_value(v));
+    }
+    return used && used < n ? buf : NULL;
+}
+
+static const char *experiment_name(const char *dir, json_t *const *recs)
+{
+    const char *exp = json_string_value(json_object_get(recs[0], "experiment"));
+    if (exp) return exp;
+    const char *slash = strrchr(dir, '/');
+    return slash && slash[1] ? slash + 1 : dir;
+}
+
 int report_build(const char *dir, json_t *spec, const char *formats, report_result *out,
                  dp_err *err)
 {
     dp_err_clear(err);
     memset(out, 0, sizeof *out);
-    json_t *array = NULL, *tables = NULL, *figures = NULL;
+    json_t *array = NULL, *tables = NULL, *figures = NULL, *fj = NULL;
     json_t **recs = NULL;
+    table_result *tabs = NULL;
+    size_t n_tabs = 0;
+    fidelity fid = {0};
     agg_out o = {.dir = dir};
     agg_buf_init(&o.md);
-    agg_buf sections;
+    agg_buf_init(&o.html);
+    agg_buf sections, fmd, fhtml, page;
     agg_buf_init(&sections);
+    agg_buf_init(&fmd);
+    agg_buf_init(&fhtml);
+    agg_buf_init(&page);
     report_result r = {0};
     unsigned tfmt, ifmt;
+    char fbuf[128];
+    if (!formats) formats = spec_formats(spec, fbuf, sizeof fbuf);
     int rc = parse_formats(formats, &tfmt, &ifmt, err);
     if (rc) return rc;
     if (ifmt && !gnuplot_available()) {
         dp_err_set(err, DP_EIO, "gnuplot not found on PATH (needed for png, svg and pdf "
                    "figures)");
-        dp_err_hint(err, "install gnuplot-nox (make deps), or pass --format md,csv");
+        dp_err_hint(err, "install gnuplot-nox (make deps), or pass --format md,csv,tex,html");
         return DP_EIO;
     }
     if ((rc = store_load(dir, &array, err))) return rc;
@@ -307,27 +350,60 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
     }
     if ((rc = effective_spec(spec, recs, r.n_records, &tables, &figures, err))) goto fail;
 
-    /* tables and figures append their sections to o.md; report.md wraps them */
-    for (size_t i = 0; i < json_array_size(tables); i++) {
-        if (i == 0) agg_buf_puts(&o.md, "## Tables\n\n");
-        if ((rc = table_write(&o, recs, r.n_records, json_array_get(tables, i), i + 1, tfmt,
-                              err)))
+    /* every table is built (and its reference checked) before any file is written, so
+     * a bad reference writes nothing */
+    if (!(tabs = calloc(json_array_size(tables) + 1, sizeof *tabs))) goto oom;
+    for (size_t i = 0; i < json_array_size(tables); i++, n_tabs++)
+        if ((rc = table_build(&tabs[i], recs, r.n_records, json_array_get(tables, i), i + 1,
+                              dir, err)))
             goto fail;
+    if ((rc = fidelity_eval(&fid, json_object_get(spec, "claims"), tabs, n_tabs, err)))
+        goto fail;
+
+    /* tables and figures append their sections to o.md and o.html; the pages wrap them */
+    for (size_t i = 0; i < n_tabs; i++) {
+        if (i == 0) {
+            agg_buf_puts(&o.md, "## Tables\n\n");
+            agg_buf_puts(&o.html, "<h2>Tables</h2>\n");
+        }
+        if ((rc = table_write(&o, &tabs[i], recs, r.n_records, tfmt, err))) goto fail;
     }
     for (size_t i = 0; i < json_array_size(figures); i++) {
-        if (i == 0) agg_buf_puts(&o.md, "## Figures\n\n");
-        if ((rc = plot_figure(&o, recs, r.n_records, json_array_get(figures, i), i + 1, ifmt,
-                              err)))
-            goto fail;
+        json_t *fig = json_array_get(figures, i);
+        if (i == 0) {
+            agg_buf_puts(&o.md, "## Figures\n\n");
+            agg_buf_puts(&o.html, "<h2>Figures</h2>\n");
+        }
+        if ((rc = plot_figure(&o, recs, r.n_records, fig, i + 1, ifmt, err))) goto fail;
+        char name[32];
+        snprintf(name, sizeof name, "figure%zu", i + 1);
+        const char *fname = json_string_value(json_object_get(fig, "name"));
+        report_html_figure(&o.html, fname ? fname : name,
+                           json_string_value(json_object_get(fig, "title")), &o.files, dir);
     }
+    fidelity_render_md(&fmd, &fid, tabs, n_tabs);
+    fidelity_render_html(&fhtml, &fid, tabs, n_tabs);
     report_header(&sections, dir, recs, &r);
+    agg_buf_puts(&sections, agg_buf_str(&fmd));
     agg_buf_puts(&sections, agg_buf_str(&o.md));
     if (o.warnings.n) {
         agg_buf_puts(&sections, "## Notes\n\n");
         for (size_t i = 0; i < o.warnings.n; i++)
             agg_buf_printf(&sections, "- %s\n", o.warnings.s[i]);
     }
-    if (o.md.oom || sections.oom) goto oom;
+    if (tfmt & FORMAT_HTML)
+        report_html_page(&page, experiment_name(dir, recs),
+                         json_string_value(agg_config_get(recs[0], "paper")), recs, &r,
+                         agg_buf_str(&fhtml), agg_buf_str(&o.html), &o.warnings);
+    if (!(fj = fidelity_json(&fid, tabs, n_tabs))) goto oom;
+    char *fjs = store_json_dumps(fj, 0);
+    if (!fjs) goto oom;
+    rc = agg_out_write(&o, "fidelity.json", fjs, strlen(fjs), err);
+    free(fjs);
+    if (rc) goto fail;
+    if (o.md.oom || o.html.oom || sections.oom || fmd.oom || fhtml.oom || page.oom) goto oom;
+    if (tfmt & FORMAT_HTML && (rc = agg_out_write(&o, "report.html", page.data, page.len, err)))
+        goto fail;
     if ((rc = agg_out_write(&o, "report.md", sections.data, sections.len, err))) goto fail;
     take_strs(&o.files, &r.files, &r.n_files);
     take_strs(&o.warnings, &r.warnings, &r.n_warnings);
@@ -336,15 +412,35 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
 oom:
     rc = dp_err_set(err, DP_ENOMEM, "out of memory building the report of %s", dir);
 fail:
+    fidelity_destroy(&fid);
+    for (size_t i = 0; i < n_tabs; i++) table_result_destroy(&tabs[i]);
+    free(tabs);
+    json_decref(fj);
     agg_strs_destroy(&o.files);
     agg_strs_destroy(&o.warnings);
     agg_buf_destroy(&o.md);
+    agg_buf_destroy(&o.html);
     agg_buf_destroy(&sections);
+    agg_buf_destroy(&fmd);
+    agg_buf_destroy(&fhtml);
+    agg_buf_destroy(&page);
     json_decref(tables);
     json_decref(figures);
     free(recs);
     json_decref(array);
     return rc;
+}
+
+int report_index(const char *dir, char **path, dp_err *err)
+{
+    char parent[4096];
+    *path = NULL;
+    if (!realpath(dir, parent))
+        return dp_err_set(err, DP_EIO, "cannot resolve the folder %s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent) slash[1] = '\0';
+    else if (slash) *slash = '\0';
+    return html_write_index(parent, path, err);
 }
 
 void report_result_destroy(report_result *r)

@@ -4,8 +4,13 @@
  * Reads every record of DIR/runs.jsonl (store_load) and writes, each file atomically:
  *   DIR/tables/NAME.md    a Markdown table and the run counts under it    (format md)
  *   DIR/tables/NAME.csv   long format, one line per non-empty cell: row keys, col key,
- *                         metric, mean, std, n, min, max, median (std empty when n < 2)
- *                                                                         (format csv)
+ *                         metric, mean, std, n, min, max, median (std empty when n < 2);
+ *                         with `select`: best_over, chosen, configurations; with a
+ *                         reference: paper_mean, paper_std (as printed), paper_scale,
+ *                         diff (paper's unit), outside_band (0/1), note      (format csv)
+ *   DIR/tables/NAME.tex   a booktabs tabular inside a table float          (format tex)
+ *   DIR/report.html       every table and figure, provenance, fidelity     (format html)
+ *   DIR/fidelity.json     band counts per referenced table, claim verdicts (always)
  *   DIR/figures/NAME.dat  the points, one gnuplot block per series: x mean std n
  *   DIR/figures/NAME.gp   a self-contained gnuplot script (restyle it, rerun it there);
  *                         these two are written whatever the formats
@@ -15,7 +20,11 @@
  *
  * The spec is the experiment's `report:` section as JSON (shape checked upstream):
  *   tables:  [{name, title, rows: PATH | [PATH...], cols: PATH, cell: METRIC,
- *              aggregate: mean_std | mean | median | min | max, digits: N, where: MAP}]
+ *              aggregate: mean_std | mean | median | min | max, digits: N, where: MAP,
+ *              reference: FILE (reference.h), select: {best_over: PATH, by: METRIC,
+ *              prefer: max | min}}]
+ *   claims:  [{text, table, better, than, for, higher_is_better}]  (fidelity.h)
+ *   formats: LIST (used when the caller passes none)
  *   figures: [{name, title, x: iteration | epoch | PATH | METRIC, y: METRIC,
  *              by: PATH | [PATH...], where: {PATH: VALUE | [VALUES]}, logx, logy,
  *              errorbars}]
@@ -56,6 +65,9 @@
 
 #include "../algorithms/base/err.h"
 
+/* Formats when neither the caller nor the report block names any. */
+#define REPORT_DEFAULT_FORMATS "md,csv,tex,html,png"
+
 typedef struct report_result {
     char **files;          /* every file written, as DIR/..., in writing order */
     size_t n_files;
@@ -65,7 +77,11 @@ typedef struct report_result {
 } report_result;
 
 /* Build the report of the results folder `dir`. spec: the `report:` section or NULL;
- * borrowed. formats: a comma list of md, csv, png, svg, pdf (NULL means "md,csv,png").
+ * borrowed. formats: a comma list of md, csv, tex, html, png, svg, pdf (NULL: the
+ * block's `formats`, else REPORT_DEFAULT_FORMATS); html implies png when any image
+ * format is asked for. A table's `reference` is resolved against the working folder,
+ * then DIR (ref_resolve); a reference file that is missing (DP_EIO) or malformed
+ * (DP_ECONFIG at its FILE:LINE:COL) writes nothing.
  * On success fills *out (release it with report_result_destroy) and returns 0.
  * Errors: DP_EINVAL (unknown format), DP_EIO (no runs.jsonl, a write failed, gnuplot
  * missing with a hint, or failing: then the message is gnuplot's, at the .gp line it
@@ -75,6 +91,11 @@ typedef struct report_result {
  * (each complete), report.md is not updated, and *out is left empty. */
 int report_build(const char *dir, json_t *spec, const char *formats, report_result *out,
                  dp_err *err);
+
+/* Write the index of the folder holding DIR (DIR/..): results/index.html linking every
+ * sibling folder with a report.html. *path (caller frees) names the file. DP_EIO,
+ * DP_ENOMEM. */
+int report_index(const char *dir, char **path, dp_err *err);
 
 /* Free what report_build put in r and zero it. NULL or an empty result is a no-op. */
 void report_result_destroy(report_result *r);

@@ -24,9 +24,16 @@ static const char *const DOC_KEYS[] = {"experiment", "paper",  "description", "d
 static const char *const GRID_KEYS[] = {"dataset", "model",   "privacy", "train",
                                         "algorithm", "epsilon", "seed",  "zip",
                                         "optimality_gap"};
-static const char *const REPORT_KEYS[] = {"tables", "figures"};
-static const char *const TABLE_KEYS[] = {"name", "title",     "rows",     "cols", "cell",
-                                         "aggregate", "reference", "digits", "where"};
+static const char *const REPORT_KEYS[] = {"tables", "figures", "claims", "formats"};
+static const char *const TABLE_KEYS[] = {"name",      "title",     "rows",   "cols",
+                                         "cell",      "aggregate", "reference", "digits",
+                                         "where",     "select"};
+static const char *const SELECT_KEYS[] = {"best_over", "by", "prefer"};
+static const char *const PREFER[] = {"max", "min"};
+static const char *const CLAIM_KEYS[] = {"text", "table", "better", "than", "for",
+                                         "higher_is_better"};
+static const char *const CLAIM_FOR[] = {"every_col", "on_average"};
+static const char *const FORMATS[] = {"md", "csv", "tex", "html", "png", "svg", "pdf"};
 static const char *const FIGURE_KEYS[] = {"name", "title", "x",    "y",        "by",
                                           "where", "logx", "logy", "errorbars"};
 
@@ -154,7 +161,117 @@ static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_e
         return rc;
     snprintf(what, sizeof what, "%s.rows", where);
     if (cfg_get(t, "rows") && (rc = check_paths(cfg_get(t, "rows"), what, err))) return rc;
+    const cfg_node *sel = cfg_get(t, "select");
+    if (sel) {   /* best-of selection: which path to choose over, by which metric */
+        int prefer;
+        snprintf(what, sizeof what, "%s.select", where);
+        if ((rc = spec_expect_map(sel, what, err)) ||
+            (rc = spec_check_keys(sel, what, SELECT_KEYS, COUNT(SELECT_KEYS), err)))
+            return rc;
+        if (!cfg_get(sel, "best_over")) return spec_missing(sel, what, "best_over", err);
+        if ((rc = spec_read_string(sel, what, "best_over", &s, err)) ||
+            (rc = spec_read_string(sel, what, "by", &s, err)) ||
+            (rc = spec_read_enum(sel, what, "prefer", 0, 0, "preference", PREFER,
+                                 COUNT(PREFER), &prefer, err)))
+            return rc;
+    }
     return check_where(t, where, err);
+}
+
+/* A claim's `better` / `than`: a non-empty map from a rows path to a value or a list. */
+static int check_selector(const cfg_node *c, const char *where, const char *key, dp_err *err)
+{
+    char what[96];
+    const cfg_node *m = cfg_get(c, key);
+    snprintf(what, sizeof what, "%s.%s", where, key);
+    if (!m) return spec_missing(c, where, key, err);
+    int rc = spec_expect_map(m, what, err);
+    if (rc) return rc;
+    if (m->n_items == 0)
+        return cfg_error(err, m, 0, "%s: name at least one rows path and its value(s)", what);
+    for (size_t i = 0; i < m->n_items; i++) {
+        const cfg_node *v = m->items[i];
+        int ok = v->kind == CFG_SCALAR;
+        if (v->kind == CFG_SEQ) {
+            ok = v->n_items > 0;
+            for (size_t j = 0; j < v->n_items; j++) ok = ok && v->items[j]->kind == CFG_SCALAR;
+        }
+        if (!ok)
+            return cfg_error(err, v, 0, "%s.%s: expected a value, or a non-empty list of "
+                             "values, of the table's rows", what, v->key);
+    }
+    return 0;
+}
+
+/* claims: [{text, table: NAME | [NAMES], better, than, for, higher_is_better}]; each
+ * table must be one of report.tables (by name). */
+static int check_claims(const cfg_node *list, const cfg_node *tables, dp_err *err)
+{
+    if (list->kind != CFG_SEQ)
+        return cfg_error(err, list, 0, "report.claims: expected a list of claims");
+    for (size_t i = 0; i < list->n_items; i++) {
+        const cfg_node *c = list->items[i];
+        char where[64];
+        const char *s;
+        int b, mode, rc;
+        snprintf(where, sizeof where, "report.claims[%zu]", i);
+        if ((rc = spec_expect_map(c, where, err)) ||
+            (rc = spec_check_keys(c, where, CLAIM_KEYS, COUNT(CLAIM_KEYS), err)))
+            return rc;
+        if (!cfg_get(c, "text")) return spec_missing(c, where, "text", err);
+        if (!cfg_get(c, "table")) return spec_missing(c, where, "table", err);
+        if ((rc = spec_read_string(c, where, "text", &s, err)) ||
+            (rc = check_selector(c, where, "better", err)) ||
+            (rc = check_selector(c, where, "than", err)) ||
+            (rc = spec_read_enum(c, where, "for", 0, 0, "comparison", CLAIM_FOR,
+                                 COUNT(CLAIM_FOR), &mode, err)))
+            return rc;
+        const cfg_node *h = cfg_get(c, "higher_is_better");
+        if (h && (rc = cfg_as_bool(h, "higher_is_better", &b, err))) return rc;
+        const cfg_node *t = cfg_get(c, "table");
+        size_t nt = t->kind == CFG_SEQ ? t->n_items : 1;
+        if (nt == 0) return cfg_error(err, t, 0, "%s.table: empty list", where);
+        for (size_t k = 0; k < nt; k++) {
+            const cfg_node *one = t->kind == CFG_SEQ ? t->items[k] : t;
+            if ((rc = cfg_as_string(one, "table", &s, err))) return rc;
+            int found = 0;
+            for (size_t j = 0; tables && tables->kind == CFG_SEQ && j < tables->n_items; j++) {
+                const cfg_node *nm = cfg_get(tables->items[j], "name");
+                char dflt[32];   /* an unnamed table is tableN, N its 1-based position */
+                snprintf(dflt, sizeof dflt, "table%zu", j + 1);
+                found = found || (nm && nm->kind == CFG_SCALAR ? !strcmp(nm->value, s)
+                                                               : !nm && !strcmp(dflt, s));
+            }
+            if (!found)
+                return cfg_error(err, one, 0, "%s.table '%s': no table of report.tables has "
+                                 "that name", where, s);
+        }
+    }
+    return 0;
+}
+
+/* formats: a list (or comma string) of md, csv, tex, html, png, svg, pdf. */
+static int check_formats(const cfg_node *f, dp_err *err)
+{
+    size_t n = f->kind == CFG_SEQ ? f->n_items : 1;
+    for (size_t i = 0; i < n; i++) {
+        const cfg_node *one = f->kind == CFG_SEQ ? f->items[i] : f;
+        const char *s;
+        int rc = cfg_as_string(one, "report.formats", &s, err);
+        if (rc) return rc;
+        while (*s) {   /* a comma string is checked word by word */
+            s += strspn(s, " ,");
+            size_t len = strcspn(s, " ,"), k = 0;
+            if (!len) break;
+            while (k < COUNT(FORMATS) && !(strlen(FORMATS[k]) == len && !strncmp(s, FORMATS[k], len)))
+                k++;
+            if (k == COUNT(FORMATS))
+                return cfg_error(err, one, 0, "report.formats: unknown format '%.*s' (known: "
+                                 "md, csv, tex, html, png, svg, pdf)", (int)len, s);
+            s += len;
+        }
+    }
+    return 0;
 }
 
 static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx, dp_err *err)
@@ -189,7 +306,10 @@ static int check_report(const cfg_node *r, dp_err *err)
     if ((rc = spec_expect_map(r, "report", err)) ||
         (rc = spec_check_keys(r, "report", REPORT_KEYS, COUNT(REPORT_KEYS), err)))
         return rc;
-    for (size_t k = 0; k < COUNT(REPORT_KEYS); k++) {
+    if (cfg_get(r, "claims") && (rc = check_claims(cfg_get(r, "claims"), cfg_get(r, "tables"), err)))
+        return rc;
+    if (cfg_get(r, "formats") && (rc = check_formats(cfg_get(r, "formats"), err))) return rc;
+    for (size_t k = 0; k < 2; k++) {   /* tables, figures */
         const cfg_node *list = cfg_get(r, REPORT_KEYS[k]);
         if (!list) continue;
         if (list->kind != CFG_SEQ)

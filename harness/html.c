@@ -1,0 +1,140 @@
+/* html.c: escaping, the shared page frame of report.html, and results/index.html
+ * (html.h). Everything a page needs is inline: a browser opening the file offline shows
+ * it as written, and nothing is fetched.
+ */
+#include "html.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "store.h"
+
+void html_escape(agg_buf *b, const char *s)
+{
+    if (!s) return;
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': agg_buf_puts(b, "&amp;"); break;
+        case '<': agg_buf_puts(b, "&lt;"); break;
+        case '>': agg_buf_puts(b, "&gt;"); break;
+        case '"': agg_buf_puts(b, "&quot;"); break;
+        case '\'': agg_buf_puts(b, "&#39;"); break;
+        default: agg_buf_printf(b, "%c", *s);
+        }
+    }
+}
+
+static const char STYLE[] =
+    "body{font-family:sans-serif;max-width:72em;margin:1em auto;padding:0 1em;color:#222}\n"
+    "table{border-collapse:collapse;margin:.5em 0}\n"
+    "th,td{border:1px solid #bbb;padding:.2em .5em}\n"
+    "td{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "th.group{text-align:center}\n"
+    "td.outside{background:#fde2e2}\n"
+    "td.empty{color:#888}\n"
+    "td.paper{color:#555}\n"
+    "p.note{font-size:90%;margin:.2em 0}\n"
+    "li.holds{color:#1a6b1a} li.fails{color:#a01010} li.nodata{color:#8a6d00}\n"
+    "figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd}\n"
+    "code{background:#f3f3f3;padding:0 .2em}\n";
+
+void html_page_begin(agg_buf *b, const char *title)
+{
+    agg_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                    "<title>");
+    html_escape(b, title);
+    agg_buf_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", STYLE);
+}
+
+void html_page_end(agg_buf *b)
+{
+    agg_buf_puts(b, "</body>\n</html>\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The index line of one experiment folder from its fidelity.json (absent: none). */
+static void fidelity_line(agg_buf *b, const char *path)
+{
+    json_t *f = json_load_file(path, 0, NULL);
+    if (!f) return;
+    size_t i, within = 0, compared = 0, holds = 0, claims = 0;
+    json_t *e;
+    json_array_foreach(json_object_get(f, "tables"), i, e) {
+        within += (size_t)json_integer_value(json_object_get(e, "within"));
+        compared += (size_t)json_integer_value(json_object_get(e, "compared"));
+    }
+    json_array_foreach(json_object_get(f, "claims"), i, e) {
+        claims++;
+        holds += !strcmp(json_string_value(json_object_get(e, "verdict")) ?: "", "holds");
+    }
+    if (compared) agg_buf_printf(b, "%zu of %zu cells within the paper's band", within, compared);
+    if (claims) agg_buf_printf(b, "%s%zu of %zu claims hold", compared ? "; " : "", holds, claims);
+    json_decref(f);
+}
+
+int html_write_index(const char *parent, char **path, dp_err *err)
+{
+    *path = NULL;
+    DIR *d = opendir(parent);
+    if (!d) return dp_err_set(err, DP_EIO, "cannot read folder %s", parent);
+    agg_strs names = {0};
+    agg_buf b, p;
+    agg_buf_init(&b);
+    agg_buf_init(&p);
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        agg_buf_destroy(&p);
+        agg_buf_printf(&p, "%s/%s/report.html", parent, e->d_name);
+        if (access(agg_buf_str(&p), R_OK) == 0 && agg_strs_push(&names, e->d_name)) {
+            rc = DP_ENOMEM;
+            break;
+        }
+    }
+    closedir(d);
+    if (!rc) {
+        qsort(names.s, names.n, sizeof *names.s, cmp_str);
+        html_page_begin(&b, "dperm results");
+        agg_buf_puts(&b, "<h1>dperm results</h1>\n");
+        if (!names.n) agg_buf_puts(&b, "<p>No experiment has a report yet.</p>\n");
+        else agg_buf_puts(&b, "<table>\n<thead><tr><th>experiment</th><th>fidelity</th></tr>"
+                              "</thead>\n<tbody>\n");
+        for (size_t i = 0; i < names.n; i++) {
+            agg_buf_puts(&b, "<tr><th><a href=\"");
+            html_escape(&b, names.s[i]);
+            agg_buf_puts(&b, "/report.html\">");
+            html_escape(&b, names.s[i]);
+            agg_buf_puts(&b, "</a></th><td style=\"text-align:left\">");
+            agg_buf_destroy(&p);
+            agg_buf_printf(&p, "%s/%s/fidelity.json", parent, names.s[i]);
+            agg_buf line;
+            agg_buf_init(&line);
+            fidelity_line(&line, agg_buf_str(&p));
+            html_escape(&b, line.len ? agg_buf_str(&line) : "no published numbers compared");
+            agg_buf_destroy(&line);
+            agg_buf_puts(&b, "</td></tr>\n");
+        }
+        if (names.n) agg_buf_puts(&b, "</tbody>\n</table>\n");
+        html_page_end(&b);
+        agg_buf_destroy(&p);
+        agg_buf_printf(&p, "%s/index.html", parent);
+        if (b.oom || p.oom) rc = DP_ENOMEM;
+    }
+    if (rc == DP_ENOMEM) dp_err_set(err, rc, "out of memory writing the results index");
+    if (!rc) rc = store_write_atomic(agg_buf_str(&p), b.data, b.len, err);
+    if (!rc && !(*path = strdup(agg_buf_str(&p)))) rc = dp_err_set(err, DP_ENOMEM, "oom");
+    agg_strs_destroy(&names);
+    agg_buf_destroy(&b);
+    agg_buf_destroy(&p);
+    return rc;
+}
