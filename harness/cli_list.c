@@ -5,12 +5,18 @@
 #include "cli.h"
 #include "registry.h"
 
+/* Names in one column as wide as the longest (objective_perturbation is 22). */
 static void print_table(const registry *r)
 {
+    int w = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int len = (int)strlen(r->entries[i].name);
+        if (len > w) w = len;
+    }
     printf("%s:\n", r->what);
     for (size_t i = 0; i < r->n; i++)
-        printf("  %-12s %s\n  %-12s   source: %s\n", r->entries[i].name,
-               r->entries[i].description, "", r->entries[i].source);
+        printf("  %-*s  %s\n  %-*s    source: %s\n", w, r->entries[i].name,
+               r->entries[i].description, w, "", r->entries[i].source);
 }
 
 int cli_list(int argc, char **argv)

@@ -17,6 +17,13 @@ check "dplis with radius 0 records dp_sgd's numbers" \
 check "gd takes one step per epoch" \
   [ "$(jq -r 'select(.config.algorithm.name == "gd") | .metrics.iterations' "$WORK/f/runs.jsonl")" = 3 ]
 
+"$DPERM" run "$(dirname "$0")/../../configs/all_algorithms.yaml" -j 2 --out "$WORK/all" --quiet >/dev/null
+check "configs/all_algorithms.yaml runs every algorithm in one command" [ $? = 0 ]
+check "...one ok record per algorithm and seed" \
+  [ "$(jq -r 'select(.status == "ok") | .config.algorithm.name' "$WORK/all/runs.jsonl" | sort -u | wc -l)" = "$("$DPERM" list algorithms | grep -c '^  [a-z]')" ]
+check "...each with an optimality gap" \
+  sh -c "jq -e '.metrics.optimality_gap >= -1e-9' '$WORK/all/runs.jsonl' | grep -qv false"
+
 cat > "$WORK/bad.yaml" <<'YAML'
 experiment: bad
 dataset: {name: synthetic}
