@@ -11,6 +11,7 @@
  */
 #include "reference.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,9 +229,19 @@ int ref_resolve(const char *p, const char *base, char *out, size_t n)
 {
     snprintf(out, n, "%s", p);
     if (p[0] == '/' || access(p, R_OK) == 0) return access(p, R_OK) == 0;
-    if (base && *base) {
-        snprintf(out, n, "%s/%s", base, p);
+    /* base, then each folder above it: configs/x/exp.yaml naming
+     * configs/reference/r.yaml, or results/exp naming it, both reach the repository root */
+    char dir[4096];
+    if (!base || !*base || !realpath(base, dir)) {
+        snprintf(out, n, "%s", p);
+        return 0;
+    }
+    for (;;) {
+        snprintf(out, n, "%s/%s", dir, p);
         if (access(out, R_OK) == 0) return 1;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) break;
+        *slash = '\0';
     }
     snprintf(out, n, "%s", p);
     return 0;

@@ -60,9 +60,9 @@ void ref_table_destroy(ref_table *t);
 
 /* Where a table's `reference: P` is found: P itself when absolute or when it exists
  * relative to the working folder (the repository root for make targets); else P
- * relative to `base` (the results folder or the experiment file's folder) when that
- * exists. Writes the chosen path into out (size n) and returns 1, or 0 when neither
- * exists (out then holds P). Can't fail. */
+ * relative to `base` (the results folder, or the experiment file's folder) or to the
+ * nearest folder above base where it exists. Writes the chosen path into out (size n)
+ * and returns 1, or 0 when none exists (out then holds P). Can't fail. */
 int ref_resolve(const char *p, const char *base, char *out, size_t n);
 
 /* The cell of (row values, col value) or NULL. row: n_rows borrowed values (matched as

@@ -13,6 +13,7 @@
  */
 #include "spec.h"
 #include "spec_int.h"
+#include "reference.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -140,6 +141,29 @@ static int check_where(const cfg_node *item, const char *where, dp_err *err)
     return 0;
 }
 
+/* A table's reference file must exist and be well formed before anything runs, so a
+ * sweep of hours does not end in a report that cannot be written. It is looked for
+ * relative to the working folder (the repository root), then to the experiment file's
+ * folder; its own errors carry its own FILE:LINE:COL. */
+static int check_reference(const cfg_node *t, const char *where, dp_err *err)
+{
+    const cfg_node *r = cfg_get(t, "reference");
+    if (!r || r->kind != CFG_SCALAR) return 0;
+    char base[4096] = "", path[4096];
+    const char *slash = r->file ? strrchr(r->file, '/') : NULL;
+    if (slash) snprintf(base, sizeof base, "%.*s", (int)(slash - r->file), r->file);
+    if (!ref_resolve(r->value, base, path, sizeof path)) {
+        int rc = cfg_error(err, r, 0, "%s.reference: file '%s' not found", where, r->value);
+        dp_err_hint(err, "a reference path is read relative to the working folder (the "
+                    "repository root), else to the experiment file's folder or a folder above it");
+        return rc;
+    }
+    ref_table ref;
+    int rc = ref_table_load(&ref, path, err);
+    if (rc == 0) ref_table_destroy(&ref);
+    return rc;
+}
+
 static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_err *err)
 {
     char where[64], what[96];
@@ -161,6 +185,7 @@ static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_e
         return rc;
     snprintf(what, sizeof what, "%s.rows", where);
     if (cfg_get(t, "rows") && (rc = check_paths(cfg_get(t, "rows"), what, err))) return rc;
+    if ((rc = check_reference(t, where, err))) return rc;
     const cfg_node *sel = cfg_get(t, "select");
     if (sel) {   /* best-of selection: which path to choose over, by which metric */
         int prefer;

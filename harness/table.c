@@ -98,7 +98,8 @@ static int load_reference(table_result *t, json_t *spec, size_t i, const char *b
     if (!ref_resolve(p, base, path, sizeof path)) {
         dp_err_set(err, DP_EIO, "report.tables[%zu].reference: '%s' not found", i, p);
         dp_err_hint(err, "a reference path is read relative to the working folder (the "
-                    "repository root), else to %s", base && *base ? base : "the results folder");
+                    "repository root), else to %s or a folder above it",
+                    base && *base ? base : "the results folder");
         return DP_EIO;
     }
     int rc = ref_table_load(&t->ref, path, err);
