@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "test_util.h"
+#include "../../harness/config.h"
 #include "../../harness/html.h"
 #include "../../harness/report.h"
+#include "../../harness/spec.h"
 
 static char tmpdir[256];   /* the parent; the experiment folder is tmpdir/exp */
 static char expdir[300];
@@ -306,6 +308,57 @@ START_TEST(test_html_escape_and_index)
 }
 END_TEST
 
+/* The document "experiment: x\nreport:\n" + body must be refused at line:col. */
+static void doc_bad(const char *body, int line, int col, const char *part)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "experiment: x\nreport:\n  tables:\n    - {name: t, cell: a, "
+             "rows: r}\n%s", body);
+    cfg_doc d;
+    dp_err err;
+    dp_err_clear(&err);
+    ck_assert_int_eq(cfg_parse_string(&d, text, strlen(text), "exp.yaml", &err), 0);
+    int rc = spec_check_document(d.root, &err);
+    cfg_doc_destroy(&d);
+    ck_assert_msg(rc == DP_ECONFIG, "accepted:\n%s", text);
+    ck_assert_msg(err.line == line && err.col == col, "at %d:%d, expected %d:%d: %s", err.line,
+                  err.col, line, col, err.msg);
+    ck_assert_msg(strstr(err.msg, part) != NULL, "'%s' lacks '%s'", err.msg, part);
+}
+
+/* fid-4.1: the report block's select, claims and formats are checked at their position. */
+START_TEST(test_validation)
+{
+    doc_bad("    - {cell: a, select: {best: train.lr}}\n", 5, 26,
+            "unknown key 'best' in report.tables[1].select");
+    doc_bad("    - {cell: a, select: {by: acc}}\n", 5, 17, "missing required key 'best_over'");
+    doc_bad("    - {cell: a, select: {best_over: lr, prefer: most}}\n", 5, 49, "most");
+    doc_bad("  claims:\n    - {text: x, table: nope, better: {r: 1}, than: {r: 0}}\n", 6, 24,
+            "report.claims[0].table 'nope': no table of report.tables has that name");
+    doc_bad("  claims:\n    - {text: x, table: t, better: {r: 1}}\n", 6, 7,
+            "missing required key 'than'");
+    doc_bad("  claims:\n    - {text: x, table: t, better: {}, than: {r: 0}}\n", 6, 35,
+            "name at least one rows path");
+    doc_bad("  claims:\n    - {text: x, table: t, better: {r: 1}, than: {r: 0}, for: all}\n", 6,
+            62, "all");
+    doc_bad("  claims:\n    - {text: x, table: t, better: {r: 1}, than: {r: 0}, "
+            "higher_is_better: maybe}\n", 6, 75, "higher_is_better");
+    doc_bad("  formats: [md, docx]\n", 5, 17, "unknown format 'docx'");
+    doc_bad("    - {cell: a, reference: /nonexistent/ref.yaml}\n", 5, 28,
+            "report.tables[1].reference: file '/nonexistent/ref.yaml' not found");
+    /* a well-formed block passes */
+    const char *ok = "experiment: x\nreport:\n  formats: md,html\n  tables:\n"
+                     "    - {cell: a, rows: r, select: {best_over: lr, by: b, prefer: min}}\n"
+                     "  claims:\n    - {text: x, table: [table1], better: {r: [1, 2]}, than: "
+                     "{r: 0}, for: on_average, higher_is_better: false}\n";
+    cfg_doc d;
+    dp_err err;
+    ck_assert_int_eq(cfg_parse_string(&d, ok, strlen(ok), "exp.yaml", &err), 0);
+    ck_assert_msg(spec_check_document(d.root, &err) == 0, "%s", err.msg);
+    cfg_doc_destroy(&d);
+}
+END_TEST
+
 static Suite *fidelity_suite(void)
 {
     Suite *s = suite_create("fidelity");
@@ -314,6 +367,7 @@ static Suite *fidelity_suite(void)
     test_add_case(s, "fid-2.1", test_claims, 30);
     test_add_case(s, "fid-2.2", test_bad_claims_and_references, 30);
     test_add_case(s, "fid-3.1", test_html_escape_and_index, 30);
+    test_add_case(s, "fid-4.1", test_validation, 30);
     return s;
 }
 
