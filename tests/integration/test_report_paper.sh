@@ -1,0 +1,93 @@
+# A report beside a paper: a tiny synthetic grid shaped like DP-LSSGD Table 2 (LS sigma
+# x epsilon, two learning rates, two seeds), a reference file written here, best-of
+# selection over the learning rate and two claims; then the Markdown, CSV, LaTeX and
+# HTML outputs, the marks, the fidelity lines and the results index.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$WORK/configs/reference" "$WORK/results"
+# Paper values chosen so that sigma = 0 at epsilon 4 is certainly outside its band
+# (accuracy cannot be 150 %) and sigma = 1 at epsilon 1 certainly inside (± 2 std of 100).
+cat > "$WORK/configs/reference/tiny.yaml" <<'EOF'
+source: {paper: "Tiny paper <i>", table: Table 2, page: 6}
+metric: test_accuracy
+unit: percent
+scale: 100
+runs: 5
+rows: algorithm.smoothing
+cols: epsilon
+cells:
+  - {row: 0, col: 4.0, mean: 150.00, std: 1.00}
+  - {row: 1, col: 1.0, mean: 50.00, std: 100.00}
+  - {row: 1, col: 4.0, mean: 60.00}
+EOF
+cat > "$WORK/configs/tiny.yaml" <<'EOF'
+experiment: tiny
+paper: "Tiny paper, Table 2"
+dataset: {name: synthetic, n: 400, d: 5, classes: 3, margin: 0.05, seed: 3}
+model: {type: softmax, l2: 1.0e-3}
+privacy: {delta: 1.0e-5}
+train: {epochs: 1, batch_size: 32, lr: 0.5}
+grid:
+  algorithm:
+    - {name: dp_lssgd, clip: 1.0, smoothing: [0, 1]}
+  epsilon: [1.0, 4.0]
+  train.lr: [0.1, 0.5]
+  seed: [1, 2]
+report:
+  formats: [md, csv, tex, html, png, pdf, svg]
+  tables:
+    - {name: table2, rows: algorithm.smoothing, cols: epsilon, cell: test_accuracy,
+       reference: configs/reference/tiny.yaml, select: {best_over: train.lr}}
+  figures:
+    - {name: acc, x: epsilon, y: test_accuracy, by: algorithm.smoothing, logx: true,
+       where: {train.lr: 0.5}}
+  claims:
+    - {text: "accuracy is below 1.5 everywhere", table: table2, better: {algorithm.smoothing: 0},
+       than: {algorithm.smoothing: 1}, higher_is_better: true}
+    - {text: "sigma 0 beats sigma 1 or not, on average", table: table2, for: on_average,
+       better: {algorithm.smoothing: [0, 1]}, than: {algorithm.smoothing: [0, 1]}}
+EOF
+cd "$WORK"
+"$DPERM" run configs/tiny.yaml --out results/tiny -j 2 --quiet > /dev/null
+check "the tiny grid runs" [ $? = 0 ]
+"$DPERM" report results/tiny > out 2> err
+check "report exits 0" [ $? = 0 ]
+R=results/tiny
+for f in tables/table2.md tables/table2.csv tables/table2.tex report.md report.html fidelity.json \
+         figures/acc.png figures/acc.pdf figures/acc.svg figures/acc.gp figures/acc.dat; do
+  check "report writes $f" [ -s "$R/$f" ]
+done
+check "the index lists the experiment" grep -q 'href="tiny/report.html"' results/index.html
+check "the index names the band count" grep -q 'cells within the paper&#39;s band' results/index.html
+check "the Markdown table has ours, paper and diff per epsilon" \
+  grep -q '| algorithm.smoothing | epsilon=1 ours | paper | diff | epsilon=4 ours | paper | diff |' "$R/tables/table2.md"
+check "ours is in the paper's unit with its decimals" grep -qE '^\| 0 \| [0-9]+\.[0-9]{2} ± [0-9]+\.[0-9]{2} \(n=2, train.lr=0\.[15]\) \|' "$R/tables/table2.md"
+check "a cell far from the paper is marked" grep -qE '^\| 0 \|.*\| [0-9.]+ ± [0-9.]+ \(n=2, train.lr=[0-9.]+\) † \| 150.00 ± 1.00 \| -' "$R/tables/table2.md"
+check "a cell inside the band is not marked" grep -qE '^\| 1 \| [0-9.]+ ± [0-9.]+ \(n=2, train.lr=[0-9.]+\) \| 50.00 ± 100.00 \|' "$R/tables/table2.md"
+check "a cell without a paper value says so" grep -qE '^\| 0 \| [^|]+ \| — \| — \|' "$R/tables/table2.md"
+check "the best-of note names K and the unaccounted privacy" \
+  grep -q 'Best of 2 configurations per cell: the value of train.lr .*(privacy spent on the search not accounted)' "$R/tables/table2.md"
+check "the differing cells are listed" grep -q 'Ours differs from the paper (outside its band) in .*algorithm.smoothing=0, epsilon=4' "$R/tables/table2.md"
+check "the CSV has the paper columns" grep -q ',paper_mean,paper_std,paper_scale,diff,outside_band,note$' "$R/tables/table2.csv"
+check "the CSV marks the outside cell" grep -qE '^0,4,test_accuracy,.*,150.00,1.00,100,-[0-9.]+,1,$' "$R/tables/table2.csv"
+check "the LaTeX table is booktabs with a dagger" sh -c "grep -q '\\\\toprule' '$R/tables/table2.tex' && grep -q '\\\\dagger' '$R/tables/table2.tex' && grep -q 'multicolumn{3}{c}{epsilon = 4}' '$R/tables/table2.tex'"
+check "fidelity in report.md counts the band" grep -qE '^- Table table2: [0-9] of 3 compared cells within the paper.s band \(Tiny paper <i>, Table 2, p. 6\)' "$R/report.md"
+check "the first claim holds or fails with a comparison, never crashes" grep -qE '^- Claim "accuracy is below 1.5 everywhere": (holds|does not hold) \(table2: ' "$R/report.md"
+check "two rows that must each beat the other cannot both win" \
+  grep -qE '^- Claim "sigma 0 beats sigma 1 or not, on average": does not hold' "$R/report.md"
+check "fidelity.json lists the outside cell" sh -c "jq -e '.tables[0].outside | map(select(.row == [0] and .col == 4)) | length == 1' '$R/fidelity.json' > /dev/null"
+check "fidelity.json has two claim verdicts" sh -c "[ \"\$(jq '.claims | length' '$R/fidelity.json')\" = 2 ]"
+check "report.html escapes the paper's name" sh -c "grep -q 'Tiny paper &lt;i&gt;' '$R/report.html' && ! grep -q 'Tiny paper <i>' '$R/report.html'"
+check "report.html shows the figure as a PNG" grep -q '<img src="figures/acc.png"' "$R/report.html"
+check "report.html marks outside cells" grep -q '<td class="outside">' "$R/report.html"
+check "report.html names the data used" grep -q 'Data used: synthetic' "$R/report.html"
+check "report.html loads nothing from the network" sh -c "! grep -qiE '(src|href)=\"(https?:)?//' '$R/report.html'"
+
+# a broken reference stops the report at its position, with exit 2
+sed -i 's/mean: 60.00}/mean: sixty}/' configs/reference/tiny.yaml
+"$DPERM" report results/tiny > /dev/null 2> err
+check "a malformed reference exits 2" [ $? = 2 ]
+check "the error names the reference file, line and column" grep -q 'tiny.yaml:11:30: cells\[2\].mean: expected a number' err
+"$DPERM" run configs/tiny.yaml --out results/tiny2 --dry-run > /dev/null 2> err
+check "run refuses the sweep before running" [ $? = 2 ]
+finish
