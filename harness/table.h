@@ -56,6 +56,8 @@ typedef struct table_result {
     char *citation;               /* "paper, table, p. N" */
     double scale;                 /* ref.scale, or 1 */
     size_t n_compared, n_within;  /* cells with both numbers; of those inside the band */
+    char fallback[160];           /* "fashion_mnist instead of mnist" when some run of the
+                                     table used a fallback dataset, else "" */
 } table_result;
 
 /* Build table `spec` (one entry of report.tables; `number` is its 1-based position, for

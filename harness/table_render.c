@@ -158,6 +158,9 @@ static void notes(agg_strs *out, const table_result *t)
 {
     agg_strs_pushf(out, "Runs: %zu ok, %zu failed, %zu diverged. Cells: %s, %s.", t->n_ok,
                    t->n_failed, t->n_diverged, t->cell, agg_sentence(t->agg));
+    if (t->fallback[0])
+        agg_strs_pushf(out, "Data: some runs of this table used %s, so their numbers do not "
+                       "reproduce the paper's experiment.", t->fallback);
     if (t->best_over) {
         char k[48];
         if (t->k_min == t->k_max) snprintf(k, sizeof k, "%zu", t->k_max);
