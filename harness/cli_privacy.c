@@ -30,7 +30,7 @@ static const char PRIVACY_HELP[] =
     "  --steps T          number of steps (>= 1)\n"
     "  --delta D          delta in (0, 1)\n"
     "  --accountant A     rdp (default), rdp_classic, moments, rdp_wor, pld, advanced, basic,\n"
-    "                     lssgd_theorem1\n"
+    "                     lssgd_theorem1, lecture15_gd (q = 1 only)\n"
     "                     (`dperm list accountants` describes each)\n"
     "  --max-steps N      upper limit for `steps` (default 100000000)\n"
     "  --verbose          every accountant side by side, with RDP orders\n";
@@ -78,16 +78,16 @@ static void verbose_row(want w, dp_accountant a, double q, double sigma, long st
         if (rc == 0) rc = dp_accountant_epsilon(a, q, sigma, st, delta, &e, &d, &err);
     }
     if (rc) {
-        printf("  %-12s %14s  %s\n", dp_accountant_name(a), "-", err.msg);
+        printf("  %-14s %14s  %s\n", dp_accountant_name(a), "-", err.msg);
         return;
     }
     if (d.order > 0)
         snprintf(note, sizeof note, "order %g%s", d.order, d.order_at_edge ? " (grid edge)" : "");
     else if (d.eps_step > 0)
         snprintf(note, sizeof note, "per step eps %.3g, delta %.3g", d.eps_step, d.delta_step);
-    if (w == WANT_EPSILON) printf("  %-12s %14.6g  %s\n", dp_accountant_name(a), val, note);
-    else if (w == WANT_SIGMA) printf("  %-12s %14.6g  epsilon %.6g; %s\n", dp_accountant_name(a), val, e, note);
-    else printf("  %-12s %14ld  epsilon %.6g; %s\n", dp_accountant_name(a), st, e, note);
+    if (w == WANT_EPSILON) printf("  %-14s %14.6g  %s\n", dp_accountant_name(a), val, note);
+    else if (w == WANT_SIGMA) printf("  %-14s %14.6g  epsilon %.6g; %s\n", dp_accountant_name(a), val, e, note);
+    else printf("  %-14s %14ld  epsilon %.6g; %s\n", dp_accountant_name(a), st, e, note);
 }
 
 int cli_privacy(int argc, char **argv)
@@ -174,7 +174,7 @@ int cli_privacy(int argc, char **argv)
         fprintf(stderr, "dperm: note: the best RDP order (%g) is at the end of the order grid; "
                         "the epsilon is an upper bound but may be loose\n", d.order);
     if (verbose) {
-        printf("  %-12s %14s  %s\n", "accountant", w == WANT_EPSILON ? "epsilon" : w == WANT_SIGMA ? "sigma" : "steps",
+        printf("  %-14s %14s  %s\n", "accountant", w == WANT_EPSILON ? "epsilon" : w == WANT_SIGMA ? "sigma" : "steps",
                "details");
         for (int a = 1; a <= DP_ACCOUNTANT_COUNT; a++)
             verbose_row(w, (dp_accountant)a, q, sigma, steps, delta, eps, max_steps);

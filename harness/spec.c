@@ -41,6 +41,7 @@
  *   privacy.delta       number in (0, 1)          1e-5
  *   privacy.accountant  string                    rdp | rdp_classic | moments | rdp_wor |
  *                                                 pld | advanced | basic | lssgd_theorem1
+ *                                                 | lecture15_gd (full batch only)
  *                                                 (accountant.h); default rdp
  *   train.epochs        int >= 1, required
  *   train.batch_size    int >= 1, required        <= n_train
@@ -105,7 +106,8 @@ static const char *const REAL_ONLY[] = {"split", "scale", "normalize", "one_hot"
                                         "evaluate", "fallback"};
 /* In the order of dp_accountant (accountant.h): index + 1 is the enum value. */
 static const char *const ACCOUNTANTS[] = {"rdp", "rdp_classic", "moments", "rdp_wor",
-                                          "pld", "advanced", "basic", "lssgd_theorem1"};
+                                          "pld", "advanced", "basic", "lssgd_theorem1",
+                                          "lecture15_gd"};
 static const char *const SAMPLINGS[] = {"poisson", "shuffle", "wor"};
 static const char *const SCHEDULES[] = {"constant", "inverse_t", "step", "inverse_sqrt_t"};
 
@@ -298,6 +300,7 @@ static int read_train(const cfg_node *train, int dp, int full, size_t n_all, siz
  * without replacement, every other one Poisson sampling. */
 dp_sampling spec_accountant_sampling(dp_accountant a)
 {
+    if (a == DP_ACCOUNTANT_LECTURE15_GD) return DP_SAMPLING_FULL;
     return a == DP_ACCOUNTANT_RDP_WOR || a == DP_ACCOUNTANT_LSSGD_THM1 ? DP_SAMPLING_WOR
                                                                      : DP_SAMPLING_POISSON;
 }
@@ -433,7 +436,14 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
                          out->synthetic.n, out->real ? SIZE_MAX : n_train, &out->train, err)))
         return rc;
 
-    /* A private run's default sampling is the one its accountant analyses. */
+    /* A private run's default sampling is the one its accountant analyses; Lemma 15.1
+     * analyses full-batch gradient descent only. */
+    if (out->train.algorithm == DP_ALGO_DP_SGD && !out->algo->full_batch &&
+        out->accountant_kind == DP_ACCOUNTANT_LECTURE15_GD)
+        return cfg_error(err, cfg_get(privacy, "accountant"), 0,
+                         "privacy.accountant lecture15_gd is Lecture15 Lemma 15.1 for "
+                         "full-batch gradient descent: use it with dp_gd, not %s",
+                         out->algorithm);
     if (out->train.algorithm == DP_ALGO_DP_SGD && !out->algo->full_batch &&
         !cfg_get(train, "sampling"))
         out->train.sampling = spec_accountant_sampling(out->accountant_kind);

@@ -41,7 +41,26 @@ static const info INFO[DP_ACCOUNTANT_COUNT + 1] = {
     [DP_ACCOUNTANT_ADVANCED] = {"advanced", "analytic Gaussian per step, amplification (Lemma 15.4), advanced composition (DRV10)"},
     [DP_ACCOUNTANT_BASIC] = {"basic", "analytic Gaussian per step, amplification (Lemma 15.4), basic composition"},
     [DP_ACCOUNTANT_LSSGD_THM1] = {"lssgd_theorem1", "DP-LSSGD Thm 1 (Wang et al.), batches without replacement, as the paper calibrated"},
+    [DP_ACCOUNTANT_LECTURE15_GD] = {"lecture15_gd", "Lecture15 Lemma 15.1: DP-GD on the whole training set (q = 1), advanced composition of classic Gaussians"},
 };
+
+/* Lecture15 Lemma 15.1 solved for epsilon: sigma_avg = sigma C / n with L = C gives
+ * eps = 8 sqrt(T log(2/delta) log(2.5 T/delta)) / sigma (accountant.h). The lemma is
+ * about full gradients: any q < 1 is refused; eps >= 1 is outside Lemma 15.2's domain. */
+static int lecture15_gd(double q, double sigma, long steps, double delta, double *eps,
+                        dp_err *err)
+{
+    if (q != 1.0)
+        return dp_err_set(err, DP_EINVAL, "lecture15_gd is Lecture15 Lemma 15.1 for full-batch "
+                          "gradient descent: it needs q = 1, got %g (use rdp, pld or advanced "
+                          "for subsampled steps)", q);
+    double T = (double)steps;
+    *eps = 8.0 * sqrt(T * log(2.0 / delta) * log(2.5 * T / delta)) / sigma;
+    if (!(*eps < 1.0))
+        return dp_err_set(err, DP_EPRIVACY, "lecture15_gd certifies only eps < 1 (Lemma 15.2); "
+                          "sigma %g over %ld steps gives %g", sigma, steps, *eps);
+    return 0;
+}
 
 /* DP-LSSGD Thm 1 depends on n and b only through q = b/n once nu = sigma C / b and G = C
  * (theorems.h: eps = (K + sqrt(K^2 + 8 K log(1/delta) nu^2)) / (2 nu^2), K = 8 T G^2/n^2,
@@ -145,6 +164,9 @@ int dp_accountant_epsilon(dp_accountant a, double q, double sigma, long steps, d
         break;
     case DP_ACCOUNTANT_LSSGD_THM1:
         rc = lssgd_theorem1(q, sigma, steps, delta, eps, err);
+        break;
+    case DP_ACCOUNTANT_LECTURE15_GD:
+        rc = lecture15_gd(q, sigma, steps, delta, eps, err);
         break;
     default:
         return dp_err_set(err, DP_EINVAL, "unknown accountant %d", (int)a);

@@ -29,6 +29,12 @@
  *                alpha = 2 log(1/delta)/eps + 1, with nu = sigma C / b the noise on the
  *                averaged gradient and G = C; batches of b drawn without replacement. Its
  *                precondition eps^2 <= 5 T q^2 log(1/delta) is checked (DP_EPRIVACY).
+ *   lecture15_gd Lecture15 Lemma 15.1 (DP-GD, Alg. 2): the Gaussian on the full averaged
+ *                gradient with sigma^2 = 64 L^2 T log(2/delta) log(2.5 T/delta)/(n^2 eps^2);
+ *                with the noise sigma C on the sum of n gradients clipped to L = C that is
+ *                eps = 8 sqrt(T log(2/delta) log(2.5 T/delta)) / sigma, for q = 1 (the
+ *                whole training set each step) only; its precondition eps < 1 (Lemma
+ *                15.2) is checked (DP_EPRIVACY).
  *
  * All functions are pure (no I/O), return 0 or a negative DP_E* code with err filled:
  * DP_EINVAL names the bad parameter (q outside (0,1], sigma <= 0, delta outside (0,1),
@@ -50,10 +56,11 @@ typedef enum dp_accountant {
     DP_ACCOUNTANT_PLD = 5,
     DP_ACCOUNTANT_ADVANCED = 6,
     DP_ACCOUNTANT_BASIC = 7,
-    DP_ACCOUNTANT_LSSGD_THM1 = 8
+    DP_ACCOUNTANT_LSSGD_THM1 = 8,
+    DP_ACCOUNTANT_LECTURE15_GD = 9
 } dp_accountant;
 
-#define DP_ACCOUNTANT_COUNT 8
+#define DP_ACCOUNTANT_COUNT 9
 
 /* Extra facts an accountant can report (all optional for the caller). */
 typedef struct dp_accounting_detail {

@@ -3,6 +3,9 @@
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 2
 
+# The messages name the folders searched for data: only the case's own --data-dir, not
+# whatever $DPERM_DATA the machine has.
+unset DPERM_DATA
 n=0
 for f in tests/bad_inputs/*.yaml; do
   name=$(basename "$f" .yaml)

@@ -39,7 +39,8 @@ START_TEST(names)
     dp_accountant x;
     dp_err err;
     ck_assert_int_eq(dp_accountant_parse("rdpp", &x, &err), DP_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "known: rdp, rdp_classic, moments, rdp_wor, pld, advanced, basic, lssgd_theorem1"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "known: rdp, rdp_classic, moments, rdp_wor, pld, advanced, basic, lssgd_theorem1, "
+                                      "lecture15_gd"));
 }
 END_TEST
 
@@ -175,17 +176,49 @@ START_TEST(sigma_calibration_reference)
 }
 END_TEST
 
-/* acc-2.2: calibration works the same for the other accountants. */
+/* acc-2.2: calibration works the same for the other accountants (full batches, q = 1,
+ * and a target below 1 for lecture15_gd, the only setting its lemma covers). */
 START_TEST(sigma_calibration_all)
 {
     for (int a = 1; a <= DP_ACCOUNTANT_COUNT; a++) {
-        double sigma;
+        int full = a == DP_ACCOUNTANT_LECTURE15_GD;
+        double sigma, q = full ? 1.0 : 0.02, target = full ? 0.5 : 2.0;
+        long T = full ? 50 : 500;
         dp_err err;
-        int rc = dp_accountant_sigma((dp_accountant)a, 0.02, 500, 1e-5, 2.0, &sigma, &err);
+        int rc = dp_accountant_sigma((dp_accountant)a, q, T, 1e-5, target, &sigma, &err);
         ck_assert_msg(rc == 0, "%s: %s", dp_accountant_name((dp_accountant)a), err.msg);
-        ck_assert(eps_of((dp_accountant)a, 0.02, sigma, 500, 1e-5) <= 2.0);
-        ck_assert(eps_of((dp_accountant)a, 0.02, sigma / 1.002, 500, 1e-5) > 2.0);
+        ck_assert(eps_of((dp_accountant)a, q, sigma, T, 1e-5) <= target);
+        ck_assert(eps_of((dp_accountant)a, q, sigma / 1.002, T, 1e-5) > target);
     }
+}
+END_TEST
+
+/* acc-2.4: lecture15_gd is Lecture15 Lemma 15.1 exactly: the lemma's sigma on the
+ * averaged gradient (theorems.c) for (eps, delta, T, n, L = 1), times n, is the noise
+ * multiplier on the sum at which the accountant spends eps (to 1e-12). It refuses q < 1
+ * and certifies nothing at eps >= 1 (Lemma 15.2's domain). */
+START_TEST(lecture15_gd_is_lemma_15_1)
+{
+    const double eps_list[] = {0.05, 0.3, 0.9};
+    const long T_list[] = {1, 20, 1000};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double sigma_avg, eps;
+            dp_err err;
+            ck_assert_int_eq(dp_thm_lecture15_gd_sigma(eps_list[i], 1e-5, 1.0, T_list[j], 60000,
+                                                       &sigma_avg, &err), 0);
+            ck_assert_int_eq(dp_accountant_epsilon(DP_ACCOUNTANT_LECTURE15_GD, 1.0,
+                                                   sigma_avg * 60000.0, T_list[j], 1e-5, &eps,
+                                                   NULL, &err), 0);
+            ck_assert_double_eq_tol(eps, eps_list[i], 1e-12 * eps_list[i]);
+        }
+    double e;
+    dp_err err;
+    ck_assert_int_eq(dp_accountant_epsilon(DP_ACCOUNTANT_LECTURE15_GD, 0.5, 1000, 10, 1e-5, &e,
+                                           NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "needs q = 1"));
+    ck_assert_int_eq(dp_accountant_epsilon(DP_ACCOUNTANT_LECTURE15_GD, 1.0, 10, 10, 1e-5, &e,
+                                           NULL, &err), DP_EPRIVACY);
 }
 END_TEST
 
@@ -240,7 +273,8 @@ int main(void)
         {"acc-1.1", names}, {"acc-1.2", rdp_matches_rdp_module}, {"acc-1.3", abadi_setting},
         {"acc-1.4", tightness_order}, {"acc-1.5", wor_full_batch}, {"acc-1.6", lssgd_theorem1},
         {"acc-2.1", sigma_calibration_reference}, {"acc-2.2", sigma_calibration_all},
-        {"acc-2.3", steps_calibration}, {"acc-3.1", bad_input}};
+        {"acc-2.3", steps_calibration}, {"acc-2.4", lecture15_gd_is_lemma_15_1},
+        {"acc-3.1", bad_input}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *t = tcase_create(cases[i].name);
         tcase_set_timeout(t, 120);

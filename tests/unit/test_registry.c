@@ -16,7 +16,9 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
     const char *dataset = !strcmp(which, "datasets") ? name : "synthetic";
     const char *model = !strcmp(which, "models") ? name : "logistic";
     const char *accountant = !strcmp(which, "accountants") ? name : "rdp";
-    const char *algorithm = !strcmp(which, "algorithms") ? name : "dp_sgd";
+    /* lecture15_gd analyses full-batch gradient descent only */
+    const char *algorithm = !strcmp(which, "algorithms") ? name
+                            : !strcmp(name, "lecture15_gd") ? "dp_gd" : "dp_sgd";
     /* private algorithms need clip and a noise multiplier; the gd family uses the whole
      * training set (no batch_size) */
     int private_algo = 1, full = 0, convex = 0;
