@@ -46,7 +46,7 @@ GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 .DEFAULT_GOAL := all
 
 # ---- targets --------------------------------------------------------------------------
-.PHONY: all help deps lib test test-unit test-integration test-asan test-asan-all test-slurm reproduce clean check-deps data
+.PHONY: all help deps lib test test-unit test-integration test-asan test-asan-all test-slurm reproduce reproduce-lssgd clean check-deps data
 
 all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
 
@@ -135,6 +135,17 @@ test-asan-all: deps ## unit and integration tests under the sanitizers, every re
 # when missing), a grid through `dperm slurm --submit`; five minutes at most.
 test-slurm: all ## as root: the Slurm job-array workflow on a one-node cluster (tests/slurm/)
 	@DPERM=$(CURDIR)/$(BIN)/dperm timeout -k 10 300 bash tests/slurm/test_slurm.sh
+
+# The papers' tables and figures: each config runs at SCALE (quick: minutes on 2 cores,
+# the same grid shape; full: the paper's) into results/SCALE/EXPERIMENT, then its report.
+SCALE ?= quick
+LSSGD_CONFIGS := configs/lssgd/table2.yaml
+reproduce-lssgd: all ## DP-LSSGD's tables and figures, SCALE=quick (default) or full
+	@for c in $(LSSGD_CONFIGS); do \
+	  out=results/$(SCALE)/$$(sed -n 's/^experiment: *//p' $$c); \
+	  $(BIN)/dperm run $$c --scale $(SCALE) -j $(JOBS) --resume --out $$out && \
+	  $(BIN)/dperm report $$out || exit $$?; \
+	done
 
 reproduce: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
 	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume
