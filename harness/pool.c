@@ -115,7 +115,10 @@ int pool_run(const size_t *jobs, size_t n, const pool_opts *o, pool_run_fn run,
                 rc = dp_err_set(err, DP_EIO, "cannot start a worker: %s", strerror(errno));
                 break;
             }
-            if (pid == 0) child_main(jobs[next], parent, o, run, ctx);
+            if (pid == 0) {
+                free(slots); /* the parent's bookkeeping: the worker never reads it */
+                child_main(jobs[next], parent, o, run, ctx);
+            }
             slots[k].pid = pid;
             slots[k].job = jobs[next++];
             running++;
