@@ -239,9 +239,5 @@ int main(void)
     test_add_case(s, "bs-4.1", test_step_noise, 60);
     test_add_case(s, "bs-5.1", test_loss_falls_with_eps, 60);
     test_add_case(s, "bs-6.1", test_huber, 30);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return test_run_suite(s);
 }

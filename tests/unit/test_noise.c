@@ -172,9 +172,5 @@ int main(void)
     test_add_case(s, "noise-1.2", test_paths_agree, 60);
     test_add_case(s, "noise-1.3", test_word_layout, 60);
     test_add_case(s, "noise-2.1", test_distribution, 120);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return test_run_suite(s);
 }

@@ -452,9 +452,5 @@ int main(void)
     test_add_case(s, "opt-2.1", test_deep_smoothing, 120);
     test_add_case(s, "opt-3.1", test_dplis_reductions, 120);
     test_add_case(s, "opt-4.1", test_gap_shrinks_with_epsilon, 120);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return test_run_suite(s);
 }

@@ -184,9 +184,5 @@ int main(void)
     test_add_case(s, "reg-1.1", test_gd_reaches_ridge, 60);
     test_add_case(s, "reg-1.2", test_huber_sgd_dpsgd, 60);
     test_add_case(s, "reg-1.3", test_validation, 60);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return test_run_suite(s);
 }

@@ -19,6 +19,17 @@ static inline size_t test_case_stride(void)
     return s && s[0] == '1' ? 8 : 1;
 }
 
+/* Run every case of s (forked, CK_NORMAL output), free the runner; the process's exit
+ * status: EXIT_SUCCESS when every case passed. */
+static inline int test_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 /* Add `test` as its own case `name` (used as the SQLite-style case id) with a timeout. */
 static inline void test_add_case(Suite *s, const char *name, const TTest *test, double timeout)
 {
