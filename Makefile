@@ -46,12 +46,13 @@ GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 .DEFAULT_GOAL := all
 
 # ---- targets --------------------------------------------------------------------------
-.PHONY: all help deps lib test test-unit test-integration test-asan test-asan-all test-slurm memcheck reproduce reproduce-lssgd clean check-deps data
+.PHONY: all help deps lib test test-unit test-integration test-asan test-asan-all test-slurm memcheck reproduce clean check-deps data
 
 all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
+	@printf '%-22s%s\n' 'reproduce-PAPER' 'one paper at SCALE=quick|full; PAPER: $(PAPERS)'
 
 deps: ## install missing Debian packages (apt-get; as root or through sudo)
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -153,16 +154,26 @@ test-slurm: all ## as root: the Slurm job-array workflow on a one-node cluster (
 
 # The papers' tables and figures: each config runs at SCALE (quick: minutes on 2 cores,
 # the same grid shape; full: the paper's) into results/SCALE/EXPERIMENT, then its report.
+# One line per paper lists its configs; `make reproduce` runs every paper.
 SCALE ?= quick
-LSSGD_CONFIGS := configs/lssgd/table2.yaml
-reproduce-lssgd: all ## DP-LSSGD's tables and figures, SCALE=quick (default) or full
-	@for c in $(LSSGD_CONFIGS); do \
+PAPERS := lssgd zhang17 dplis inputpert lecture15
+REPRO_CONFIGS_lssgd := configs/lssgd/table2.yaml
+REPRO_CONFIGS_zhang17 :=
+REPRO_CONFIGS_dplis :=
+REPRO_CONFIGS_inputpert :=
+REPRO_CONFIGS_lecture15 :=
+REPRO_TARGETS := $(addprefix reproduce-,$(PAPERS))
+.PHONY: $(REPRO_TARGETS) demo
+$(REPRO_TARGETS): reproduce-%: all ## a paper's tables and figures (lssgd, zhang17, dplis, inputpert, lecture15), SCALE=quick|full
+	@for c in $(REPRO_CONFIGS_$*); do \
 	  out=results/$(SCALE)/$$(sed -n 's/^experiment: *//p' $$c); \
 	  $(BIN)/dperm run $$c --scale $(SCALE) -j $(JOBS) --resume --out $$out && \
 	  $(BIN)/dperm report $$out || exit $$?; \
 	done
 
-reproduce: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
+reproduce: $(REPRO_TARGETS) ## every paper's tables and figures at SCALE (quick: under 30 min on 2 cores)
+
+demo: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
 	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume
 	$(BIN)/dperm report results/quick
 
