@@ -51,7 +51,7 @@ GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
 
 help: ## list the targets
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
+	@grep -hE '^[a-zA-Z_-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 22
 	@printf '%-22s%s\n' 'reproduce-PAPER' 'one paper at SCALE=quick|full; PAPER: $(PAPERS)'
 
 deps: ## install missing Debian packages (apt-get; as root or through sudo)
