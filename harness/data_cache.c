@@ -147,6 +147,12 @@ int data_cache_bind(data_cache *c, run_spec *s, const cfg_node *run_config, dp_e
         *err = lerr;
         return rc;
     }
+    if (rc == DP_EDATA && s->data_optional) {
+        /* dataset.required false: the run is recorded as failed with this message (a
+         * report's "data missing" cell) and the rest of the sweep goes on. */
+        snprintf(s->data_missing, sizeof s->data_missing, "%s", lerr.msg);
+        return DP_OK;
+    }
     if (rc) {
         /* Missing dataset (DP_EDATA, no file) or options that do not fit the data
          * (DP_EINVAL): about the config, so at its dataset block. */

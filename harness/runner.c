@@ -36,7 +36,9 @@ static int is_private(const run_spec *s)
 
 int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err)
 {
-    if (!is_private(s) || s->has_noise_multiplier || !isfinite(s->epsilon)) return 0;
+    if (!is_private(s) || s->has_noise_multiplier || !isfinite(s->epsilon) ||
+        s->data_missing[0])
+        return 0;
     double q = (double)s->train.batch_size / (double)runner_train_size(s);
     double sigma;
     int rc = dp_accountant_sigma(s->accountant_kind, q, runner_planned_steps(s), s->delta,
@@ -84,36 +86,55 @@ static json_t *curves_json(const dp_train_result *r)
                      "test_rmse", rmse, "grad_norm", gn);
 }
 
-/* Privacy actually spent over `steps` by the run's accountant, and its description. */
-static void privacy_spent(const run_spec *s, long steps, double *eps, char *accountant,
-                          size_t size)
+/* Privacy actually spent over `steps` by accountant a (the run's own, or one of
+ * privacy.also_report), and its description; INFINITY when a does not analyse the run. */
+static double privacy_spent(const run_spec *s, dp_accountant a, long steps, char *accountant,
+                            size_t size)
 {
-    *eps = INFINITY;
+    const char *name = dp_accountant_name(a);
     if (!is_private(s)) {
         snprintf(accountant, size, "none (non-private)");
-        return;
+        return INFINITY;
     }
     if (s->train.noise_multiplier <= 0) {
         snprintf(accountant, size, "none (no noise)");
-        return;
+        return INFINITY;
     }
-    if (!spec_accountant_fits(s->accountant_kind, s->train.sampling)) {
+    if (!spec_accountant_fits(a, s->train.sampling)) {
         snprintf(accountant, size, "none (the %s accountant does not analyse this run's batch sampling)",
-                 s->accountant);
-        return;
+                 name);
+        return INFINITY;
     }
-    double q = (double)s->train.batch_size / (double)runner_train_size(s);
+    snprintf(accountant, size, "%s: %s", name, dp_accountant_description(a));
+    double q = (double)s->train.batch_size / (double)runner_train_size(s), eps;
     dp_err err;
-    if (steps < 1)
-        *eps = 0.0;
-    else if (dp_accountant_epsilon(s->accountant_kind, q, s->train.noise_multiplier, steps,
-                                   s->delta, eps, NULL, &err) != 0)
-        *eps = INFINITY;
-    snprintf(accountant, size, "%s: %s", s->accountant, dp_accountant_description(s->accountant_kind));
+    if (steps < 1) return 0.0;
+    if (dp_accountant_epsilon(a, q, s->train.noise_multiplier, steps, s->delta, &eps, NULL,
+                              &err) != 0)
+        return INFINITY;
+    return eps;
+}
+
+/* The record of a run whose dataset's files were not found (dataset.required false):
+ * failed, with the loader's message, which reports read as "data missing". */
+static json_t *missing_data_record(const grid_run *run, const run_spec *s)
+{
+    char now[32];
+    provenance_utc_now(now, sizeof now);
+    json_t *prov = provenance_json();
+    if (prov) {
+        json_object_set_new(prov, "started", json_string(now));
+        json_object_set_new(prov, "finished", json_string(now));
+    }
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}", "schema", 1,
+                     "id", run->id, "index", (json_int_t)run->index, "experiment",
+                     s->experiment, "status", "failed", "message", s->data_missing, "config",
+                     cfg_to_json(run->config), "metrics", "curves", "provenance", prov);
 }
 
 json_t *runner_execute(const grid_run *run, const run_spec *s)
 {
+    if (s->data_missing[0]) return missing_data_record(run, s);
     char started[32], finished[32];
     provenance_utc_now(started, sizeof started);
     double wall0 = progress_now(), cpu0 = cpu_seconds();
@@ -167,9 +188,9 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     }
     if (rc == 0) status = res.diverged ? "diverged" : "ok";
 
-    double eps_spent;
-    char accountant[256];
-    privacy_spent(s, res.iterations, &eps_spent, accountant, sizeof accountant);
+    char accountant[256], other[256];
+    double eps_spent = privacy_spent(s, s->accountant_kind, res.iterations, accountant,
+                                     sizeof accountant);
     double wall = progress_now() - wall0, cpu = cpu_seconds() - cpu0;
     provenance_utc_now(finished, sizeof finished);
 
@@ -202,6 +223,12 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     json_object_set_new(m, "noise_multiplier", num(s->train.noise_multiplier));
     json_object_set_new(m, "noise_std", num(res.noise_std));
     json_object_set_new(m, "accountant", json_string(accountant));
+    for (size_t a = 0; a < s->n_also_report; a++) {
+        char key[48];
+        snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
+        json_object_set_new(m, key, num(privacy_spent(s, s->also_report[a], res.iterations,
+                                                      other, sizeof other)));
+    }
     json_object_set_new(m, "cpu_seconds", json_real(cpu));
     json_object_set_new(m, "wall_seconds", json_real(wall));
     /* A driver's own metrics (privacy spent by its theorem, optimality gap, ...) win. */

@@ -43,6 +43,8 @@
  *                                                 pld | advanced | basic | lssgd_theorem1
  *                                                 | lecture15_gd (full batch only)
  *                                                 (accountant.h); default rdp
+ *   privacy.also_report list of accountants       each one's epsilon for the run is
+ *                                                 recorded too, as metrics.epsilon_NAME
  *   train.epochs        int >= 1, required
  *   train.batch_size    int >= 1, required        <= n_train
  *   train.sampling      string                    poisson | shuffle | wor; default for
@@ -89,8 +91,8 @@ static const char *const RUN_KEYS[] = {"experiment", "paper", "description", "da
 static const char *const DATASET_KEYS[] = {
     "name",  "n",     "d",         "classes", "margin",   "label_noise", "seed",   "test_fraction",
     "shape", "split", "scale",     "normalize", "one_hot", "labels",     "positive",
-    "target_scale", "missing", "subsample", "evaluate", "fallback"};
-static const char *const PRIVACY_KEYS[] = {"delta", "accountant"};
+    "target_scale", "missing", "subsample", "evaluate", "fallback", "required"};
+static const char *const PRIVACY_KEYS[] = {"delta", "accountant", "also_report"};
 static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr",
                                          "eval_every"};
 static const char *const LR_KEYS[] = {"schedule", "value", "a", "step_at", "factor"};
@@ -103,13 +105,45 @@ static const char *const DATASETS[] = {"synthetic",  "mnist",         "fashion_m
                                        "iris",       "credit_fraud"};
 static const char *const REAL_ONLY[] = {"split", "scale", "normalize", "one_hot", "labels",
                                         "positive", "target_scale", "missing", "subsample",
-                                        "evaluate", "fallback"};
+                                        "evaluate", "fallback", "required"};
 /* In the order of dp_accountant (accountant.h): index + 1 is the enum value. */
 static const char *const ACCOUNTANTS[] = {"rdp", "rdp_classic", "moments", "rdp_wor",
                                           "pld", "advanced", "basic", "lssgd_theorem1",
                                           "lecture15_gd"};
 static const char *const SAMPLINGS[] = {"poisson", "shuffle", "wor"};
 static const char *const SCHEDULES[] = {"constant", "inverse_t", "step", "inverse_sqrt_t"};
+
+/* privacy.also_report: a list of accountants whose epsilon for the same run the record
+ * adds beside the run's own (DPlis printed autodp's classic-conversion epsilon; the tight
+ * one belongs beside it). */
+static int read_also_report(const cfg_node *privacy, run_spec *out, dp_err *err)
+{
+    const cfg_node *l = cfg_get(privacy, "also_report");
+    out->n_also_report = 0;
+    if (!l) return 0;
+    if (l->kind != CFG_SEQ || l->n_items > COUNT(out->also_report))
+        return cfg_error(err, l, 0, "privacy.also_report: expected a list of at most %zu "
+                         "accountants", COUNT(out->also_report));
+    for (size_t i = 0; i < l->n_items; i++) {
+        const char *name;
+        int rc = cfg_as_string(l->items[i], "privacy.also_report", &name, err);
+        if (rc) return rc;
+        size_t k = 0;
+        while (k < COUNT(ACCOUNTANTS) && strcmp(name, ACCOUNTANTS[k])) k++;
+        if (k == COUNT(ACCOUNTANTS)) {
+            char list[256];
+            spec_join_names(list, sizeof list, ACCOUNTANTS, COUNT(ACCOUNTANTS));
+            return cfg_error(err, l->items[i], 0, "privacy.also_report: unknown accountant "
+                             "'%s' (known: %s)", name, list);
+        }
+        for (size_t j = 0; j < out->n_also_report; j++)
+            if (out->also_report[j] == (dp_accountant)(k + 1))
+                return cfg_error(err, l->items[i], 0, "privacy.also_report: '%s' is listed "
+                                 "twice", name);
+        out->also_report[out->n_also_report++] = (dp_accountant)(k + 1);
+    }
+    return 0;
+}
 
 static int need_block(const cfg_node *root, const char *name, int required,
                       const cfg_node **out, dp_err *err)
@@ -425,6 +459,7 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         return rc;
     snprintf(out->accountant, sizeof out->accountant, "%s", ACCOUNTANTS[idx]);
     out->accountant_kind = (dp_accountant)(idx + 1);
+    if ((rc = read_also_report(privacy, out, err))) return rc;
 
     if ((rc = need_block(root, "algorithm", 1, &algo, err)) ||
         (rc = spec_read_algorithm(algo, out, err)))

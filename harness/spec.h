@@ -54,6 +54,9 @@ typedef struct run_spec {
                                          known once bound) */
     const dp_data *bound;             /* real data: loaded once per sweep, not owned */
     void *bound_record;               /* json_t * describing it for records, not owned */
+    int data_optional;                /* dataset.required false: when the files are not
+                                         found the run is recorded as failed, not fatal */
+    char data_missing[DP_ERR_MSG_MAX]; /* then: why (the run is not executed); else "" */
     /* model (spec_model.c) */
     char model_name[32];              /* model.type */
     int deep;                         /* 1: a deep model by name (dp_train_model) */
@@ -70,6 +73,8 @@ typedef struct run_spec {
     double delta;                     /* privacy.delta in (0, 1), default 1e-5 */
     char accountant[32];              /* privacy.accountant, default "rdp" */
     dp_accountant accountant_kind;    /* the same as an enum */
+    dp_accountant also_report[8];     /* privacy.also_report: accountants whose epsilon */
+    size_t n_also_report;             /* the record adds as metrics.epsilon_NAME */
     double epsilon;                   /* target epsilon > 0; INFINITY when not given */
     int has_noise_multiplier;         /* algorithm.noise_multiplier given explicitly */
     /* algorithm + train (cfg.noise_multiplier is 0 until calibrated when epsilon given) */

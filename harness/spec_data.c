@@ -20,6 +20,10 @@
  *   dataset.evaluate      test | validation                 test
  *   dataset.fallback      bool (mnist only)                 true: fashion_mnist when
  *                                                           mnist is missing
+ *   dataset.required      bool                              true: files not found stop
+ *                                                           the sweep; false: each run
+ *                                                           is recorded as failed (DPlis's
+ *                                                           CIFAR-10 cells: data missing)
  *   dataset.seed          int >= 0                          1
  *   dataset.shape         [c, h, w]                         the data's (checked at load)
  *
@@ -37,7 +41,7 @@
 static const char *const REAL_KEYS[] = {
     "name",    "seed",     "test_fraction", "shape",  "split",     "scale",
     "normalize", "one_hot", "labels",        "positive", "target_scale", "missing",
-    "classes", "subsample", "evaluate",     "fallback"};
+    "classes", "subsample", "evaluate",     "fallback", "required"};
 static const char *const SPLIT_KEYS[] = {"train", "validation", "test_fraction"};
 static const char *const SCALES[] = {"none", "minmax", "standardize"};
 static const char *const NORMALIZES[] = {"none", "unit_l2"};
@@ -188,6 +192,9 @@ int spec_read_real_dataset(const cfg_node *ds, run_spec *out, dp_err *err)
         return cfg_error(err, cfg_get(ds, "fallback"), 1, "dataset.fallback applies to mnist "
                          "only (fashion_mnist stands in for it)");
     if ((rc = read_bool(ds, "fallback", &o->fallback, err))) return rc;
+    int required = 1;
+    if ((rc = read_bool(ds, "required", &required, err))) return rc;
+    out->data_optional = !required;
     if ((rc = spec_read_int(ds, "dataset", "seed", 0, 1, 0, LONG_MAX, &v, err))) return rc;
     o->seed = (uint64_t)v;
     out->synthetic.seed = o->seed;

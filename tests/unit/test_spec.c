@@ -432,6 +432,21 @@ START_TEST(test_run_model_privacy)
     spec_err(run_with(0, "", "privacy: {deltaa: 1e-5}\n"), 15, 11,
              "unknown key 'deltaa' in privacy; did you mean 'delta'?");
     spec_err(run_with(0, "", "privacy: 1e-5\n"), 15, 10, "privacy: expected a map");
+    /* privacy.also_report: more accountants' epsilon for the same run (DPlis's classic
+     * conversion beside the tight one) */
+    run_spec ar = spec_ok(run_with(0, "", "privacy: {accountant: rdp_classic, "
+                                   "also_report: [pld, rdp]}\n"));
+    ck_assert_int_eq(ar.accountant_kind, DP_ACCOUNTANT_RDP_CLASSIC);
+    ck_assert_uint_eq(ar.n_also_report, 2);
+    ck_assert_int_eq(ar.also_report[0], DP_ACCOUNTANT_PLD);
+    ck_assert_int_eq(ar.also_report[1], DP_ACCOUNTANT_RDP);
+    ck_assert_uint_eq(spec_ok(run_with(0, "", "")).n_also_report, 0);
+    spec_err(run_with(0, "", "privacy: {also_report: [pdl]}\n"), 15, 25,
+             "privacy.also_report: unknown accountant 'pdl' (known: rdp, rdp_classic");
+    spec_err(run_with(0, "", "privacy: {also_report: [pld, pld]}\n"), 15, 30,
+             "privacy.also_report: 'pld' is listed twice");
+    spec_err(run_with(0, "", "privacy: {also_report: pld}\n"), 15, 24,
+             "privacy.also_report: expected a list of at most 8 accountants");
 }
 END_TEST
 
