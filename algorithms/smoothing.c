@@ -1,14 +1,14 @@
-/* smoothing.c: DP-LSSGD's Laplacian smoothing by FFT (see smoothing.h).
+/* smoothing.c: DP-LSSGD's Laplacian smoothing A_s^{-1} v by its two recursive filters
+ * (see smoothing.h).
  * Source: Wang, Gu, Boedihardjo, Barekat, Osher, "DP-LSSGD: a stochastic optimization
  * method to lift the utility in privacy-preserving ERM", §2 (A_sigma = I - sigma L,
- * eq. 4) and Alg. 1; the FFT solve as in Osher et al., "Laplacian smoothing gradient
- * descent". */
+ * eq. 4), Alg. 1, and App. B (Lemma 7: the inverse's kernel a^|k| / sqrt(4 sigma + 1),
+ * the root a of Prop. 1). */
 #include "smoothing.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include <fftw3.h>
 
 int dp_smoother_plan(dp_smoother *sm, size_t d, double s, dp_err *err)
 {
@@ -18,48 +18,54 @@ int dp_smoother_plan(dp_smoother *sm, size_t d, double s, dp_err *err)
         return dp_err_set(err, DP_EINVAL, "smoothing constant %g must be finite and >= 0", s);
     sm->d = d;
     sm->s = s;
-    if (s == 0) return 0; /* the identity: no plan needed */
-    size_t h = d / 2 + 1;
-    sm->work = fftw_malloc(d * sizeof *sm->work);
-    sm->spectrum = fftw_malloc(h * sizeof(fftw_complex));
-    sm->scale = fftw_malloc(h * sizeof *sm->scale);
-    if (!sm->work || !sm->spectrum || !sm->scale) goto nomem;
-    /* ESTIMATE does not touch the arrays while planning and is deterministic. */
-    sm->forward = fftw_plan_dft_r2c_1d((int)d, sm->work, sm->spectrum, FFTW_ESTIMATE);
-    sm->backward = fftw_plan_dft_c2r_1d((int)d, sm->spectrum, sm->work, FFTW_ESTIMATE);
-    if (!sm->forward || !sm->backward) goto nomem;
-    for (size_t k = 0; k < h; k++) {
-        double symbol = 1.0 + 2.0 * s - 2.0 * s * cos(2.0 * M_PI * (double)k / (double)d);
-        sm->scale[k] = 1.0 / ((double)d * symbol); /* FFTW's c2r is unnormalized */
+    if (s == 0) return 0; /* the identity: nothing to prepare */
+    double root = sqrt(1.0 + 4.0 * s);
+    /* a = (2s + 1 - root) / (2s), written without the cancellation at small s */
+    sm->a = 2.0 * s / (1.0 + 2.0 * s + root);
+    sm->c = 1.0 / root;
+    double log_a = log(sm->a);
+    sm->wrap = -1.0 / expm1((double)d * log_a); /* 1 / (1 - a^d) */
+    /* a^K <= 2^-64 (1 - a) / (4s + 1): later terms of a wrap sum are below rounding */
+    double k = ceil((log(0x1p-64 * (1.0 - sm->a) / (1.0 + 4.0 * s))) / log_a);
+    sm->wrap_terms = k < (double)d ? (size_t)k + 1 : d;
+    sm->y = malloc(d * sizeof *sm->y);
+    sm->z = malloc(d * sizeof *sm->z);
+    if (!sm->y || !sm->z) {
+        dp_smoother_destroy(sm);
+        return dp_err_set(err, DP_ENOMEM, "out of memory planning smoothing of length %zu", d);
     }
     return 0;
-nomem:
-    dp_smoother_destroy(sm);
-    return dp_err_set(err, DP_ENOMEM, "out of memory planning smoothing of length %zu", d);
 }
 
 void dp_smoother_execute(dp_smoother *sm, double *v)
 {
     if (sm->s == 0) return;
-    size_t d = sm->d, h = d / 2 + 1;
-    fftw_complex *c = sm->spectrum;
-    memcpy(sm->work, v, d * sizeof *v);
-    fftw_execute(sm->forward);
-    for (size_t k = 0; k < h; k++) {
-        c[k][0] *= sm->scale[k];
-        c[k][1] *= sm->scale[k];
+    size_t d = sm->d, m = sm->wrap_terms;
+    double a = sm->a, c = sm->c, *y = sm->y, *z = sm->z;
+    /* Wrap-around values: y_{-1} = y_{d-1} = sum_j a^j v_{d-1-j} / (1 - a^d) and
+     * z_d = z_0 = sum_j a^j v_j / (1 - a^d), by Horner over the kept terms. */
+    double yw = 0.0, zw = 0.0;
+    for (size_t j = 0; j < m; j++) {
+        yw = v[d - m + j] + a * yw;
+        zw = v[m - 1 - j] + a * zw;
     }
-    fftw_execute(sm->backward); /* c2r overwrites the spectrum: it is recomputed each time */
-    memcpy(v, sm->work, d * sizeof *v);
+    yw *= sm->wrap;
+    zw *= sm->wrap;
+    /* The two filters run from opposite ends in one loop: independent chains. */
+    for (size_t i = 0; i < d; i++) {
+        size_t r = d - 1 - i;
+        yw = v[i] + a * yw;
+        zw = v[r] + a * zw;
+        y[i] = yw;
+        z[r] = zw;
+    }
+    for (size_t i = 0; i < d; i++) v[i] = c * (y[i] + z[i] - v[i]);
 }
 
 void dp_smoother_destroy(dp_smoother *sm)
 {
     if (!sm) return;
-    if (sm->forward) fftw_destroy_plan(sm->forward);
-    if (sm->backward) fftw_destroy_plan(sm->backward);
-    fftw_free(sm->work);
-    fftw_free(sm->spectrum);
-    fftw_free(sm->scale);
+    free(sm->y);
+    free(sm->z);
     memset(sm, 0, sizeof *sm);
 }

@@ -1,14 +1,22 @@
 /* smoothing.h: Laplacian smoothing of DP-LSSGD (Osher et al.; Wang et al., DP-LSSGD §2,
  * eq. 4 and Alg. 1): v <- A_s^{-1} v with A_s = I - s L, L the 1-D discrete Laplacian with
- * periodic boundary ((L v)_i = v_{i-1} - 2 v_i + v_{i+1}). A_s is circulant, so the solve
- * is a pointwise division in Fourier space by its symbol 1 + 2s - 2s cos(2 pi k / d).
+ * periodic boundary ((L v)_i = v_{i-1} - 2 v_i + v_{i+1}).
  *
- * Plan/execute (FFTW's model): dp_smoother_plan makes the real-to-complex and back plans
- * for one length once, with FFTW_ESTIMATE (FFTW_MEASURE picks algorithms by timing, so
- * results could differ run to run), and precomputes 1 / (d * symbol); execute is then two
- * FFTs and a multiply. Plan in one thread (FFTW's planner is not thread-safe); dperm's
- * workers are processes. s = 0 is the identity and touches nothing, so DP-LSSGD with
- * smoothing 0 is DP-SGD bit for bit.
+ * How: A_s^{-1} is the circulant whose kernel is DP-LSSGD App. B's Lemma 7,
+ * f[k] = a^|k| / sqrt(4s + 1) with a = (2s + 1 - sqrt(4s + 1)) / (2s) < 1, periodized
+ * over the length d. So u = A_s^{-1} v = (y + z - v) / sqrt(4s + 1), where y is the
+ * causal filter y_i = v_i + a y_{i-1} and z the anti-causal one z_i = v_i + a z_{i+1},
+ * both periodic; their wrap-around values are geometric sums over one period divided by
+ * 1 - a^d. This is the same operator the paper applies by FFT (its §2,
+ * ifft(fft(v) / (1 - s fft(d)))), in O(d) with no transform: for lengths with large
+ * prime factors (7850 = 2 5^2 157 for MNIST's softmax) the FFT cost more than the
+ * gradient. The wrap sums stop at the first term below 2^-64 (1 - a) / (4s + 1) of the
+ * largest input (beyond that a term cannot move the result, since |u|_inf >=
+ * |v|_inf / (4s + 1)); the rest is exact arithmetic of the filters.
+ *
+ * Plan/execute: dp_smoother_plan computes a, the wrap factor and the truncation once and
+ * owns the two work vectors; execute then allocates nothing. s = 0 is the identity and
+ * touches nothing, so DP-LSSGD with smoothing 0 is DP-SGD bit for bit.
  */
 #ifndef DPERM_SMOOTHING_H
 #define DPERM_SMOOTHING_H
@@ -20,10 +28,11 @@
 typedef struct dp_smoother {
     size_t d;
     double s;
-    double *work;         /* (d) real buffer the plans were made on */
-    void *spectrum;       /* (d/2 + 1) fftw_complex */
-    double *scale;        /* (d/2 + 1): 1 / (d (1 + 2s - 2s cos(2 pi k/d))) */
-    void *forward, *backward; /* fftw_plan */
+    double a;             /* the kernel's ratio, in (0, 1) for s > 0 */
+    double c;             /* 1 / sqrt(4s + 1), the kernel at 0 */
+    double wrap;          /* 1 / (1 - a^d): a period's sum to the infinite periodic sum */
+    size_t wrap_terms;    /* terms of the wrap sums kept: min(d, first negligible power) */
+    double *y, *z;        /* (d) each: the causal and anti-causal filters */
 } dp_smoother;
 
 /* Plan smoothing of length d >= 1 with constant s >= 0 (finite). DP_EINVAL names the bad
@@ -33,7 +42,7 @@ int dp_smoother_plan(dp_smoother *sm, size_t d, double s, dp_err *err);
 /* v (d) <- A_s^{-1} v. Cannot fail; no allocation. */
 void dp_smoother_execute(dp_smoother *sm, double *v);
 
-/* Free the plans and buffers; zeroes sm. NULL or zeroed is fine. */
+/* Free the buffers; zeroes sm. NULL or zeroed is fine. */
 void dp_smoother_destroy(dp_smoother *sm);
 
 #endif

@@ -18,11 +18,13 @@ static void apply_A(const double *u, double *out, size_t d, double s)
     }
 }
 
-/* smooth-1.1: A_s (A_s^{-1} v) = v for lengths 1..1000 (odd, even, prime) and s 1, 2, 3. */
+/* smooth-1.1: A_s (A_s^{-1} v) = v for lengths 1..7850 (odd, even, prime, MNIST softmax's
+ * 7850) and s from 1e-9 (wrap sums of a few terms) to 100 (DP-LSSGD Fig. 2's 2-D signal:
+ * kernel ratio 0.905, wrap sums over the whole period for the short lengths). */
 START_TEST(solves_the_system)
 {
-    const size_t ds[] = {1, 2, 3, 7, 64, 127, 1000};
-    const double ss[] = {0.5, 1.0, 2.0, 3.0};
+    const size_t ds[] = {1, 2, 3, 7, 64, 127, 1000, 7850};
+    const double ss[] = {1e-9, 0.5, 1.0, 2.0, 3.0, 10.0, 100.0};
     dp_rng r;
     dp_rng_init(&r, 3, DP_STREAM_TEST);
     for (size_t a = 0; a < sizeof ds / sizeof ds[0]; a++)
