@@ -202,21 +202,21 @@ char *agg_value_label(json_t *v, const char *absent)
     }
 }
 
+int agg_value_matches(json_t *have, json_t *want)
+{
+    if (!json_is_array(want)) return agg_value_equal(have, want);
+    size_t i;
+    json_t *w;
+    json_array_foreach(want, i, w) if (agg_value_equal(have, w)) return 1;
+    return 0;
+}
+
 int agg_where_match(json_t *record, json_t *where)
 {
     const char *path;
     json_t *want;
     json_object_foreach(where, path, want) {
-        json_t *have = agg_config_get(record, path);
-        int hit = 0;
-        if (json_is_array(want)) {
-            size_t i;
-            json_t *w;
-            json_array_foreach(want, i, w) hit = hit || agg_value_equal(have, w);
-        } else {
-            hit = agg_value_equal(have, want);
-        }
-        if (!hit) return 0;
+        if (!agg_value_matches(agg_config_get(record, path), want)) return 0;
     }
     return 1;
 }

@@ -74,6 +74,10 @@ const char *agg_status(json_t *record);
  * NULL (absent) equals only NULL, everything else by json_equal. */
 int agg_value_equal(json_t *a, json_t *b);
 
+/* Does `have` match a selector's `want`: a value (agg_value_equal) or a list of values,
+ * any of them? The one rule of where, claims' better/than and cell notes. */
+int agg_value_matches(json_t *have, json_t *want);
+
 /* Display text of a value: strings as they are, numbers in their shortest exact form,
  * true/false, null, compact JSON for objects/arrays, `absent` for NULL. Caller frees;
  * NULL on ENOMEM. */

@@ -40,18 +40,8 @@ static int select_rows(const table_result *t, json_t *sel, const char *what, cha
         if (p == np)
             return dp_err_set(err, DP_ECONFIG, "claim on table '%s': %s.%s is not one of the "
                               "table's rows paths", t->name, what, key);
-        for (size_t r = 0; r < nr; r++) {
-            json_t *have = t->rk.values[r * np + p];
-            int hit = 0;
-            if (json_is_array(want)) {
-                size_t i;
-                json_t *w;
-                json_array_foreach(want, i, w) hit = hit || agg_value_equal(have, w);
-            } else {
-                hit = agg_value_equal(have, want);
-            }
-            if (!hit) pick[r] = 0;
-        }
+        for (size_t r = 0; r < nr; r++)
+            if (!agg_value_matches(t->rk.values[r * np + p], want)) pick[r] = 0;
     }
     *n_pick = 0;
     for (size_t r = 0; r < nr; r++) *n_pick += (size_t)pick[r];
@@ -71,6 +61,21 @@ static char *row_label(const table_result *t, size_t r)
         return NULL;
     }
     return b.data;
+}
+
+/* Rows b and o are compared only when they agree on every rows path that neither selector
+ * names: with rows (dataset.name, algorithm.name), "algorithm A beats B" compares A and B
+ * on each dataset, never A on one dataset with B on another. */
+static int same_context(const table_result *t, size_t b, size_t o, json_t *sel_better,
+                        json_t *sel_than)
+{
+    size_t np = t->rows.n;
+    for (size_t p = 0; p < np; p++) {
+        const char *path = t->rows.s[p];
+        if (json_object_get(sel_better, path) || json_object_get(sel_than, path)) continue;
+        if (!agg_value_equal(t->rk.values[b * np + p], t->rk.values[o * np + p])) return 0;
+    }
+    return 1;
 }
 
 static int beats(double a, double b, int lower)
@@ -97,14 +102,15 @@ int claim_judge_table(const table_result *t, json_t *sel_better, json_t *sel_tha
     for (size_t b = 0; b < nr && *v != CLAIM_FAILS; b++) {
         if (!better[b]) continue;
         for (size_t o = 0; o < nr && *v != CLAIM_FAILS; o++) {
-            if (!than[o] || o == b) continue;
+            if (!than[o] || o == b || !same_context(t, b, o, sel_better, sel_than)) continue;
             char *bl = row_label(t, b), *ol = row_label(t, o);
             double sb = 0, so = 0;
             size_t used = 0;
             for (size_t c = 0; c < nc; c++) {
-                const agg_stats *x = &t->cells[b * nc + c].st, *y = &t->cells[o * nc + c].st;
+                const table_cell *cb = &t->cells[b * nc + c], *co = &t->cells[o * nc + c];
+                const agg_stats *x = &cb->st, *y = &co->st;
                 if (!x->n || !y->n) {
-                    missing++;
+                    missing += (size_t)(!cb->note && !co->note);   /* noted: not run by design */
                     continue;
                 }
                 if (on_average) {
@@ -242,7 +248,8 @@ void fidelity_destroy(fidelity *f)
 static size_t paper_only(const table_result *t)
 {
     size_t n = 0, cells = t->rk.n_groups * t->ck.n_groups;
-    for (size_t i = 0; i < cells; i++) n += t->cells[i].paper && !t->cells[i].st.n;
+    for (size_t i = 0; i < cells; i++)
+        n += t->cells[i].paper && !t->cells[i].st.n && !t->cells[i].note;
     return n;
 }
 

@@ -8,6 +8,11 @@
  * cells, so a row or column whose runs all failed says "no runs" (or "data missing"
  * when they failed for want of a dataset's files).
  *
+ * `cell_notes: [{where: {PATH: value or list}, text: TEXT}]` explains cells that have no
+ * runs on purpose (a configuration outside an algorithm's domain, such as Lemma 15.5's
+ * eps < 1): such a cell, its rows/cols values matching `where`, shows TEXT instead of
+ * "no runs", is not counted among the paper's cells without runs, and claims skip it.
+ *
  * `select: {best_over: PATH, by: METRIC, prefer: max|min}` picks, per cell, the value of
  * PATH whose ok runs have the best mean of METRIC (the cell's metric by default; max
  * unless the metric is lower-is-better), and the cell then shows those runs only. This
@@ -42,6 +47,60 @@ static int read_select(table_result *t, json_t *sel, size_t i, dp_err *err)
                           "max or min", i, prefer);
     if (prefer) t->best_min = !strcmp(prefer, "min");
     return 0;
+}
+
+/* Index of `path` among the table's rows paths, rows.n for its cols path, -1 if neither. */
+static long table_path_index(const table_result *t, const char *path)
+{
+    for (size_t p = 0; p < t->rows.n; p++)
+        if (!strcmp(t->rows.s[p], path)) return (long)p;
+    return t->cols && !strcmp(t->cols, path) ? (long)t->rows.n : -1;
+}
+
+static int read_cell_notes(table_result *t, json_t *notes, size_t i, dp_err *err)
+{
+    size_t k;
+    json_t *note;
+    if (!notes) return 0;
+    if (!json_is_array(notes))
+        return dp_err_set(err, DP_ECONFIG, "report.tables[%zu].cell_notes: expected a list of "
+                          "{where: {PATH: VALUE}, text: TEXT}", i);
+    json_array_foreach(notes, k, note) {
+        json_t *w = json_object_get(note, "where");
+        const char *path;
+        json_t *v;
+        if (!json_is_object(w) || !json_object_size(w) ||
+            !json_is_string(json_object_get(note, "text")))
+            return dp_err_set(err, DP_ECONFIG, "report.tables[%zu].cell_notes[%zu]: expected "
+                              "{where: {PATH: VALUE}, text: TEXT}", i, k);
+        json_object_foreach(w, path, v) {
+            if (table_path_index(t, path) < 0)
+                return dp_err_set(err, DP_ECONFIG, "report.tables[%zu].cell_notes[%zu].where."
+                                  "%s: not one of the table's rows or cols paths", i, k, path);
+        }
+    }
+    t->cell_notes = notes;
+    return 0;
+}
+
+/* The text of the first cell note whose `where` matches cell (r, c), or NULL. */
+static const char *cell_note(const table_result *t, size_t r, size_t c)
+{
+    size_t k;
+    json_t *note;
+    json_array_foreach(t->cell_notes, k, note) {
+        const char *path;
+        json_t *want;
+        int all = 1;
+        json_object_foreach(json_object_get(note, "where"), path, want) {
+            long p = table_path_index(t, path);
+            json_t *have = p == (long)t->rows.n ? t->ck.values[c]
+                                                : t->rk.values[r * t->rows.n + (size_t)p];
+            all = all && agg_value_matches(have, want);
+        }
+        if (all) return json_string_value(json_object_get(note, "text"));
+    }
+    return NULL;
 }
 
 static int table_read(table_result *t, json_t *spec, size_t number, dp_err *err)
@@ -85,6 +144,7 @@ static int table_read(table_result *t, json_t *spec, size_t number, dp_err *err)
     snprintf(what, sizeof what, "report.tables[%zu].rows", i);
     int rc = agg_paths_from_json(json_object_get(spec, "rows"), what, &t->rows, err);
     if (rc) return rc;
+    if ((rc = read_cell_notes(t, json_object_get(spec, "cell_notes"), i, err))) return rc;
     return read_select(t, json_object_get(spec, "select"), i, err);
 }
 
@@ -232,6 +292,7 @@ int table_build(table_result *t, json_t *const *recs, size_t n, json_t *spec, si
                 else cell->n_failed++, cell->n_data_missing += (size_t)data_missing(sel[i]);
             }
             if ((rc = fill_cell(t, cell, sel, idx, m, vals, err))) goto fail;
+            if (!cell->st.n && t->cell_notes) cell->note = cell_note(t, r, c);
             if (t->best_over && cell->k) {
                 if (cell->k < t->k_min) t->k_min = cell->k;
                 if (cell->k > t->k_max) t->k_max = cell->k;

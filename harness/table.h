@@ -31,6 +31,8 @@ typedef struct table_cell {
     const ref_cell *paper;    /* the paper's value, NULL when none */
     double ours, diff;        /* in the paper's unit (mean * scale), when paper && st.n */
     int outside;              /* ours outside the paper's band (ref_outside_band) */
+    const char *note;         /* cell_notes: why a cell without ok runs has none (borrowed
+                                 from the spec), shown instead of "no runs"; else NULL */
 } table_cell;
 
 typedef struct table_result {
@@ -42,6 +44,7 @@ typedef struct table_result {
     agg_strs rows;
     const char *cols;             /* NULL: one value column */
     json_t *where;
+    json_t *cell_notes;           /* [{where: {ROWS_OR_COLS_PATH: value(s)}, text}], or NULL */
     const char *best_over, *best_by;   /* select; NULL without */
     int best_min;                 /* select prefers the smallest mean of best_by */
     /* the data */

@@ -86,7 +86,7 @@ void table_cell_text(char *buf, size_t n, const table_result *t, const table_cel
     char a[64], b[64], extra[160] = "";
     const agg_stats *st = &c->st;
     if (st->n == 0) {
-        snprintf(buf, n, "%s", c->n_data_missing ? "data missing" : "no runs");
+        snprintf(buf, n, "%s", c->note ? c->note : c->n_data_missing ? "data missing" : "no runs");
         return;
     }
     if (c->chosen) {
@@ -203,10 +203,21 @@ static void notes(agg_strs *out, const table_result *t)
         agg_buf_destroy(&b);
         size_t unmatched = 0;
         for (size_t i = 0; i < nr * nc; i++)
-            if (t->cells[i].paper && t->cells[i].st.n == 0) unmatched++;
+            if (t->cells[i].paper && t->cells[i].st.n == 0 && !t->cells[i].note) unmatched++;
         if (unmatched)
             agg_strs_pushf(out, "%zu cell%s with a paper value %s no runs of ours to compare.",
                            unmatched, unmatched == 1 ? "" : "s", unmatched == 1 ? "has" : "have");
+    }
+    size_t k;
+    json_t *note;
+    json_array_foreach(t->cell_notes, k, note) {   /* each note once, with its cell count */
+        const char *text = json_string_value(json_object_get(note, "text"));
+        size_t used = 0;
+        for (size_t i = 0; i < t->rk.n_groups * t->ck.n_groups; i++)
+            used += (size_t)(t->cells[i].note == text);
+        if (used)
+            agg_strs_pushf(out, "%zu cell%s without runs by design: %s.", used,
+                           used == 1 ? "" : "s", text);
     }
     if (t->pooled.n) {
         agg_buf b;
@@ -368,8 +379,9 @@ void table_render_csv(agg_buf *b, const table_result *t)
                     agg_fmt_double(num, sizeof num, cell->diff, 12);
                     agg_buf_printf(b, ",%s,%d,", num, cell->outside);
                 } else {
-                    agg_buf_printf(b, ",,,%s", !pc ? "no paper value"
-                                   : cell->n_data_missing ? "data missing" : "no runs");
+                    agg_buf_puts(b, ",,,");
+                    csv_field(b, !pc ? "no paper value" : cell->note ? cell->note
+                              : cell->n_data_missing ? "data missing" : "no runs");
                 }
             }
             agg_buf_puts(b, "\n");
