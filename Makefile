@@ -9,11 +9,11 @@ BIN     := bin
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian packages: BLAS, FFT, YAML, JSON, SHA-256 (run ids, checksums), gzip, unit tests,
-# figures, the MNIST-shaped dataset every fresh Debian machine can have, and curl + unzip
-# for `make data`.
+# figures, the MNIST-shaped dataset every fresh Debian machine can have, curl + unzip
+# for `make data`, and clang with its libFuzzer runtime for `make fuzz`.
 DEB_PACKAGES := build-essential pkg-config libopenblas-dev libfftw3-dev libyaml-dev \
                 libjansson-dev nettle-dev zlib1g-dev check libsubunit-dev gnuplot-nox \
-                dataset-fashion-mnist jq curl unzip valgrind
+                dataset-fashion-mnist jq curl unzip valgrind clang libclang-rt-14-dev
 PKGS     := openblas fftw3 yaml-0.1 jansson nettle zlib
 
 # Recursively expanded on purpose: pkg-config must run after `deps` has installed the
@@ -46,7 +46,7 @@ GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 .DEFAULT_GOAL := all
 
 # ---- targets --------------------------------------------------------------------------
-.PHONY: all help deps lib test test-unit test-integration test-asan test-asan-all test-slurm memcheck reproduce clean check-deps data
+.PHONY: all help deps lib test test-unit test-integration test-asan test-asan-all test-slurm memcheck fuzz test-fuzz-replay reproduce clean check-deps data
 
 all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
 
@@ -101,10 +101,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(HARLIB) $(LIB) | deps
 # time, the slowest first, each into its own log, printed in order afterwards so the
 # output reads as if serial.
 SLOW_TESTS := %/test_pld %/test_accountant %/test_pexgrad
-test: deps ## every test: unit + integration, the unit tests under ASan/UBSan, memcheck
+test: deps ## every test: unit + integration, the unit tests and fuzz corpora under ASan/UBSan, memcheck
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(TEST_BIN)
 	@$(MAKE) --no-print-directory check-deps test-unit test-integration
 	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-fuzz-replay
 	@$(MAKE) --no-print-directory memcheck
 
 test-unit: $(TEST_BIN) ## run the Check unit tests
@@ -146,6 +147,50 @@ memcheck: all ## valgrind memcheck of a small `dperm run`: no leaks, no invalid 
 	  --errors-for-leak-kinds=definite,indirect --error-exitcode=3 --trace-children=yes -q \
 	  $(BIN)/dperm run tests/fixtures/memcheck/small.yaml --out $(BUILD)/memcheck -j 1 --quiet
 	@echo "memcheck: no leaks, no invalid accesses"
+
+# ---- fuzzing ---------------------------------------------------------------------------
+# libFuzzer targets, one per reader of outside input (tests/fuzz/fuzz_TARGET.c), built with
+# clang into FUZZ_BUILD. `make fuzz` runs each for FUZZ_SECONDS on a copy of its seed
+# corpus (tests/fuzz/corpus/TARGET/); an input that crashes or trips a sanitizer is saved
+# in tests/fuzz/crashes/TARGET/ and fails the run. test-fuzz-replay (in `make test`) links
+# the same targets with a plain main() (tests/fuzz/replay_main.c) under ASan+UBSan, no
+# libFuzzer needed, and feeds them every corpus and crash file: a fixed crash stays fixed.
+FUZZ_TARGETS := config grid idx cifar csv runs_jsonl
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_MAKE = $(MAKE) --no-print-directory CC=$(FUZZ_CC) BUILD=$(FUZZ_BUILD) BIN=$(FUZZ_BUILD)/bin \
+	  CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+# The replay reuses test-asan's libraries (built just before it in `make test`).
+REPLAY_BUILD ?= build-asan
+REPLAY_MAKE = $(MAKE) --no-print-directory BUILD=$(REPLAY_BUILD) BIN=$(REPLAY_BUILD)/bin \
+	  CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
+FUZZ_COMMON := tests/fuzz/fuzz_file.c
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) $(HARLIB) $(LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_COMMON) $(HARLIB) $(LIB) $(PKG_LIBS)
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_COMMON) $(HARLIB) $(LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay_main.c $(FUZZ_COMMON) $(HARLIB) $(LIB) $(PKG_LIBS)
+
+fuzz: deps ## run each libFuzzer target FUZZ_SECONDS (default 60) on a copy of its corpus (clang)
+	@$(FUZZ_MAKE) -j$(JOBS) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
+	@fail=0; for t in $(FUZZ_TARGETS); do \
+	  work=$(FUZZ_BUILD)/fuzz/work-$$t; rm -rf $$work; mkdir -p $$work tests/fuzz/crashes/$$t; \
+	  cp tests/fuzz/corpus/$$t/* $$work/; \
+	  $(FUZZ_BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=30 -print_final_stats=1 \
+	    -artifact_prefix=tests/fuzz/crashes/$$t/ $(FUZZ_OPTIONS) $$work > $(FUZZ_BUILD)/fuzz/$$t.log 2>&1 \
+	    && printf 'fuzz_%-11s %s executions, no crash\n' $$t \
+	       "$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_BUILD)/fuzz/$$t.log)" \
+	    || { fail=1; echo "fuzz_$$t: FAILED, input saved in tests/fuzz/crashes/$$t/; log: $(FUZZ_BUILD)/fuzz/$$t.log"; }; \
+	done; exit $$fail
+
+test-fuzz-replay: deps ## replay the fuzz corpora and crash files under ASan+UBSan (no libFuzzer)
+	@$(REPLAY_MAKE) -j$(JOBS) $(FUZZ_TARGETS:%=$(REPLAY_BUILD)/fuzz/replay_%)
+	@for t in $(FUZZ_TARGETS); do printf 'replay %-11s ' $$t; \
+	  $(REPLAY_BUILD)/fuzz/replay_$$t tests/fuzz/corpus/$$t tests/fuzz/crashes/$$t || exit 1; done
 
 # A real single-node Slurm cluster on this machine (root; installs slurm-wlm and munge
 # when missing), a grid through `dperm slurm --submit`; five minutes at most.

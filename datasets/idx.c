@@ -11,6 +11,12 @@
  * read is "truncated", extra bytes after the last item are an error too: a file with a
  * wrong count would otherwise load silently short). zlib's gzread reads plain files
  * as they are, so one code path serves both.
+ *
+ * Memory follows the bytes actually read, not the header: the images are read in steps of
+ * IDX_STEP_BYTES into a buffer grown per step, and the labels are allocated only once the
+ * images are in. A forged 24-byte pair announcing 2^32 - 1 images of 4096 x 4096 (72 PB)
+ * then fails as "truncated" after allocating one step, instead of asking for the lot
+ * (found by tests/fuzz/fuzz_idx.c; its crash file is kept there as a regression input).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,10 +31,13 @@
 #define IDX_LABELS_MAGIC 2049u
 #define IDX_MAX_DIM 4096u
 #define IDX_LABEL_MAX 9
+#define IDX_STEP_BYTES ((size_t)1 << 24)
 
-/* Read exactly n bytes; DP_EDATA "truncated" naming what was being read. */
-static int read_exact(gzFile f, const char *path, void *buf, size_t n, const char *what,
-                      dp_err *err)
+/* Read exactly n bytes; DP_EDATA "truncated" naming what was being read. `before` bytes
+ * of `what` were read by earlier calls and `total` is its whole size (the message counts
+ * from its start). */
+static int read_part(gzFile f, const char *path, void *buf, size_t n, size_t before,
+                     size_t total, const char *what, dp_err *err)
 {
     size_t got = 0;
     while (got < n) {
@@ -45,9 +54,15 @@ static int read_exact(gzFile f, const char *path, void *buf, size_t n, const cha
     }
     if (got < n)
         return dp_err_set_at(err, DP_EDATA, path, 0, 0,
-                             "truncated: %s needs %zu bytes, the file has only %zu", what, n,
-                             got);
+                             "truncated: %s needs %zu bytes, the file has only %zu", what,
+                             total, before + got);
     return DP_OK;
+}
+
+static int read_exact(gzFile f, const char *path, void *buf, size_t n, const char *what,
+                      dp_err *err)
+{
+    return read_part(f, path, buf, n, 0, n, what, err);
 }
 
 static uint32_t be32(const unsigned char *b)
@@ -125,20 +140,24 @@ int dp_idx_read(dp_raw *raw, const char *images_path, const char *labels_path, d
         goto fail;
     }
 
-    size_t n0 = raw->n, n = n0 + count;
-    px = realloc(raw->px, n * d);
-    if (!px) goto oom;
-    raw->px = px;
+    size_t n0 = raw->n, n = n0 + count, total = (size_t)count * d;
+    char what[64];
+    snprintf(what, sizeof what, "%u images of %u x %u", count, rows, cols);
+    for (size_t got = 0; got < total;) {
+        size_t step = total - got < IDX_STEP_BYTES ? total - got : IDX_STEP_BYTES;
+        px = realloc(raw->px, n0 * d + got + step);
+        if (!px) goto oom;
+        raw->px = px;
+        if ((rc = read_part(fi, images_path, px + n0 * d + got, step, got, total, what, err)))
+            goto fail;
+        got += step;
+    }
+    if ((rc = expect_end(fi, images_path, count, err))) goto fail;
     y = realloc(raw->y, n * sizeof *y);
     if (!y) goto oom;
     raw->y = y;
     lab = malloc(count);
     if (!lab) goto oom;
-    char what[64];
-    snprintf(what, sizeof what, "%u images of %u x %u", count, rows, cols);
-    if ((rc = read_exact(fi, images_path, px + n0 * d, (size_t)count * d, what, err)) ||
-        (rc = expect_end(fi, images_path, count, err)))
-        goto fail;
     snprintf(what, sizeof what, "%u labels", count);
     if ((rc = read_exact(fl, labels_path, lab, count, what, err)) ||
         (rc = expect_end(fl, labels_path, count, err)))

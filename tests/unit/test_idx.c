@@ -162,6 +162,16 @@ START_TEST(test_idx_corrupt)
     /* idx-2.9 a missing file */
     ck_assert_int_eq(read_idx("nope", "b", &raw, &e), DP_EIO);
     ck_assert_str_eq(e.msg, "cannot open the file");
+    /* idx-2.10 a forged header announcing 2^32 - 1 images of 4096 x 4096 over 8 bytes of
+     * pixels: "truncated", with memory for what the file holds (it used to ask for the
+     * 72 PB announced: "out of memory" here, an abort under ASan; found by fuzz_idx) */
+    unsigned char forged[16 + 8] = {0, 0, 8, 3, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x10, 0, 0, 0, 0x10, 0};
+    unsigned char forged_labels[8] = {0, 0, 8, 1, 0xff, 0xff, 0xff, 0xff};
+    write_file("a", forged, sizeof forged);
+    write_file("b", forged_labels, sizeof forged_labels);
+    expect_error(read_idx("a", "b", &raw, &e), &e, "/a",
+                 "truncated: 4294967295 images of 4096 x 4096 needs 72057594021150720 bytes, "
+                 "the file has only 8");
     dp_raw_destroy(&raw);
 }
 END_TEST
