@@ -408,6 +408,9 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
         snprintf(s->tmpdir, sizeof s->tmpdir, "%s/.work", s->dir);
     rc = store_mkdirs(s->tmpdir, err);
     if (rc) goto out;
+    /* Left by a kill between writing and renaming a file: never read, only in the way. */
+    store_remove_stale_temps(s->dir);
+    store_remove_stale_temps(s->tmpdir);
     /* The config as given (report reads it) and the manifest, each replaced atomically. */
     char *text;
     size_t len;
@@ -563,6 +566,7 @@ int cli_run(int argc, char **argv)
     dp_err_clear(&err);
     size_t *todo = NULL, n_todo = 0;
     int status = EXIT_OK;
+    int sweep_started = 0;
 
     rc = prepare(&s, &err);
     if (rc) goto fail;
@@ -581,6 +585,7 @@ int cli_run(int argc, char **argv)
     }
     rc = open_folder(&s, todo, &n_todo, &err);
     if (rc) goto fail;
+    sweep_started = 1; /* from here an I/O error leaves earlier records in place */
 
     if (!s.opt.quiet && n_todo < s.g.n)
         fprintf(stderr, "dperm: %zu of %zu runs already recorded in %s; running %zu\n",
@@ -621,12 +626,18 @@ int cli_run(int argc, char **argv)
     goto done;
 
 fail:
+    /* Disk full or file size limit mid-sweep: every record written so far is whole and
+     * kept, the run that could not be recorded is missing, so --resume finishes the sweep
+     * once there is room. */
+    if (rc == DP_EIO && sweep_started && !err.hint[0])
+        dp_err_hint(&err, "the records already in %s are kept; make room, then `dperm run %s "
+                    "--resume` runs the rest", s.dir, s.opt.config);
     cli_print_error(&err);
     if (rc == DP_ESTATE && strstr(err.msg, "interrupted")) {
         fprintf(stderr, "dperm: %zu runs recorded in %s; `dperm run %s --resume` continues\n",
                 s.prog.done, s.dir, s.opt.config);
         status = 130;
-    } else if (rc == DP_EIO && s.fd >= 0) {
+    } else if (rc == DP_EIO && sweep_started) {
         status = EXIT_RUNS_FAILED;
     } else {
         status = (rc == DP_ECONFIG || rc == DP_EINVAL || rc == DP_EDATA || rc == DP_ESTATE ||

@@ -3,6 +3,7 @@
  * dperm: a reproducible benchmark harness for differentially private empirical risk
  * minimization. See README.md for the concepts, the YAML schema and the result files.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ static const char MAIN_HELP[] =
     "  privacy ...         privacy calculator (epsilon for a noise level, noise for a target)\n"
     "  data ...            real datasets: list | info NAME | check (where, shapes, checksums)\n"
     "  bench ...           throughput benchmark of per-example gradients\n"
+    "  audit CONFIG.yaml   empirical privacy audit: a lower bound on each run's epsilon\n"
     "\n"
     "  dperm COMMAND --help   options of a command\n"
     "  dperm --version        version, git revision and linked library versions\n"
@@ -32,6 +34,11 @@ static const char MAIN_HELP[] =
 int main(int argc, char **argv)
 {
     blas_env_setup(argv);
+    /* Past a file size limit (ulimit -f) the kernel sends SIGXFSZ, whose default action
+     * kills the process mid-sweep; ignored, the write fails with EFBIG instead and dperm
+     * reports it like a full disk, keeping every record already written. Workers inherit
+     * it. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         fputs(MAIN_HELP, stderr);
         return EXIT_USAGE;
@@ -53,6 +60,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "privacy")) return cli_privacy(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cli_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "data")) return cli_data(argc - 1, argv + 1);
+    if (!strcmp(cmd, "audit")) return cli_audit(argc - 1, argv + 1);
     fprintf(stderr, "dperm: unknown command '%s'; see `dperm --help`\n", cmd);
     return EXIT_USAGE;
 }

@@ -31,6 +31,23 @@ static void record_path(char *buf, size_t size, const char *tmpdir, size_t job)
     snprintf(buf, size, "%s/job-%zu.json", tmpdir, job);
 }
 
+/* Exit statuses of a child that ran its job but could not write the record file: the
+ * parent turns them back into the errno (a full disk is the sweep's problem, not the
+ * run's: the run is left unrecorded so --resume runs it again). */
+enum { CHILD_EXIT_IO = 5, CHILD_EXIT_NOSPC = 6, CHILD_EXIT_FBIG = 7, CHILD_EXIT_DQUOT = 8 };
+
+static int child_io_exit(int e)
+{
+    return e == ENOSPC ? CHILD_EXIT_NOSPC : e == EFBIG ? CHILD_EXIT_FBIG
+         : e == EDQUOT ? CHILD_EXIT_DQUOT : CHILD_EXIT_IO;
+}
+
+static int child_io_errno(int code)
+{
+    return code == CHILD_EXIT_NOSPC ? ENOSPC : code == CHILD_EXIT_FBIG ? EFBIG
+         : code == CHILD_EXIT_DQUOT ? EDQUOT : EIO;
+}
+
 /* The child's whole life: run, write the record file, exit. Never returns. */
 static void child_main(size_t job, pid_t parent, const pool_opts *o, pool_run_fn run, void *ctx)
 {
@@ -49,8 +66,9 @@ static void child_main(size_t job, pid_t parent, const pool_opts *o, pool_run_fn
     record_path(path, sizeof path, o->tmpdir, job);
     dp_err err;
     int rc = store_write_atomic(path, text, strlen(text), &err);
+    int e = errno; /* store_write_atomic leaves the cause in errno */
     free(text);
-    _exit(rc == 0 ? 0 : 5);
+    _exit(rc == 0 ? 0 : child_io_exit(e));
 }
 
 static void describe_exit(char *buf, size_t size, int status)
@@ -65,12 +83,21 @@ static void describe_exit(char *buf, size_t size, int status)
         snprintf(buf, size, "worker ended abnormally");
 }
 
-/* Collect one finished child's record (or its failure) and hand it to done. */
+/* Collect one finished child's record (or its failure) and hand it to done. A child that
+ * could not write its record file (disk full, file size limit) stops the sweep with that
+ * error and leaves the run unrecorded. */
 static int collect(slot *s, int status, const pool_opts *o, pool_done_fn done, void *ctx,
                    dp_err *err)
 {
     char path[PATH_MAX], failure[256];
     record_path(path, sizeof path, o->tmpdir, s->job);
+    if (WIFEXITED(status) && WEXITSTATUS(status) >= CHILD_EXIT_IO &&
+        WEXITSTATUS(status) <= CHILD_EXIT_DQUOT) {
+        unlink(path);
+        s->pid = 0;
+        return dp_err_set(err, DP_EIO, "cannot write %s: %s", path,
+                          strerror(child_io_errno(WEXITSTATUS(status))));
+    }
     json_t *rec = NULL;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         json_error_t jerr;

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -167,34 +169,73 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
+/* This machine's name as it appears in temporaries' names ('/' replaced). */
+static void temp_host(char *host, size_t size)
+{
+    if (gethostname(host, size) != 0) host[0] = '\0';
+    host[size - 1] = '\0';
+    for (char *h = host; *h; h++)
+        if (*h == '/') *h = '_';
+}
+
 int store_write_atomic(const char *path, const char *data, size_t len, dp_err *err)
 {
     /* Host and pid name the temporary: shards on several machines may write the same
      * file (the sweep manifest) in one shared folder at once, and pids repeat across
      * machines. Each rename is atomic, so the last one wins with a whole file. */
     char tmp[PATH_MAX], host[64] = "";
-    if (gethostname(host, sizeof host) != 0) host[0] = '\0';
-    host[sizeof host - 1] = '\0';
-    for (char *h = host; *h; h++)
-        if (*h == '/') *h = '_';
+    temp_host(host, sizeof host);
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%s.%ld", path, host, (long)getpid()) >= (int)sizeof tmp)
         return dp_err_set(err, DP_EIO, "%s: path too long", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd < 0)
-        return dp_err_set(err, DP_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    if (fd < 0) {
+        int e = errno, rc = dp_err_set(err, DP_EIO, "cannot write %s: %s", tmp, strerror(errno));
+        errno = e;
+        return rc;
+    }
     if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
         int e = errno;
         close(fd);
         unlink(tmp);
-        return dp_err_set(err, DP_EIO, "cannot write %s: %s", path, strerror(e));
+        int rc = dp_err_set(err, DP_EIO, "cannot write %s: %s", path, strerror(e));
+        errno = e;
+        return rc;
     }
     if (close(fd) != 0 || rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
-        return dp_err_set(err, DP_EIO, "cannot replace %s: %s", path, strerror(e));
+        int rc = dp_err_set(err, DP_EIO, "cannot replace %s: %s", path, strerror(e));
+        errno = e;
+        return rc;
     }
     fsync_parent(path);
     return 0;
+}
+
+void store_remove_stale_temps(const char *dir)
+{
+    char host[64] = "", suffix[80], path[PATH_MAX];
+    temp_host(host, sizeof host);
+    int sl = snprintf(suffix, sizeof suffix, ".tmp.%s.", host);
+    DIR *d = opendir(dir);
+    if (!d || sl <= 0 || sl >= (int)sizeof suffix) {
+        if (d) closedir(d);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *at = strstr(e->d_name, suffix);
+        if (!at || at == e->d_name) continue;
+        char *end;
+        long pid = strtol(at + sl, &end, 10);
+        if (*end != '\0' || pid <= 0) continue;
+        /* Only a writer that no longer exists: a live one (another shard on this machine)
+         * is about to rename its temporary. */
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+            unlink(path);
+    }
+    closedir(d);
 }
 
 int store_append_record(int fd, const char *path, json_t *record, dp_err *err)
@@ -205,17 +246,25 @@ int store_append_record(int fd, const char *path, json_t *record, dp_err *err)
     line[len] = '\n'; /* open_memstream leaves room for the terminating NUL */
     struct stat st;
     off_t before = fstat(fd, &st) == 0 ? st.st_size : -1;
-    ssize_t w;
-    do {
-        w = write(fd, line, len + 1);
-    } while (w < 0 && errno == EINTR);
-    int e = errno;
+    /* One write(2) of the whole line. A regular file takes less only when it is about to
+     * fail (disk full, file size limit): writing the rest then yields the errno that says
+     * why (ENOSPC, EFBIG) instead of a bare short count. */
+    size_t done = 0;
+    int e = 0;
+    while (done < len + 1) {
+        ssize_t w = write(fd, line + done, len + 1 - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : EIO;
+            break;
+        }
+        done += (size_t)w;
+    }
     free(line);
-    if (w != (ssize_t)(len + 1)) {
-        /* A short write (disk full) must not leave half a line: cut back to the old end. */
+    if (e) {
+        /* Never leave half a line: cut back to the old end. */
         if (before >= 0 && ftruncate(fd, before) != 0) { /* nothing more can be done */ }
-        return dp_err_set(err, DP_EIO, "cannot append to %s: %s", path,
-                          w < 0 ? strerror(e) : "short write (disk full?)");
+        return dp_err_set(err, DP_EIO, "cannot append to %s: %s", path, strerror(e));
     }
     if (fsync(fd) != 0)
         return dp_err_set(err, DP_EIO, "cannot sync %s: %s", path, strerror(errno));

@@ -63,8 +63,15 @@ int store_has_records(const char *dir);
 int store_load_file(const char *path, json_t **records, dp_err *err);
 
 /* Write `len` bytes to path atomically (temp file in the same folder, fsync, rename,
- * fsync folder). On failure the old file is untouched. */
+ * fsync folder). On failure the old file is untouched, the temporary is removed and errno
+ * says why (ENOSPC, EFBIG, ...). */
 int store_write_atomic(const char *path, const char *data, size_t len, dp_err *err);
+
+/* Remove from dir the temporaries of store_write_atomic ("NAME.tmp.HOST.PID") that a
+ * process of this machine left when it was killed before renaming them (the PID is no
+ * longer alive). Other machines' temporaries and live writers' are kept. Best effort:
+ * cannot fail. */
+void store_remove_stale_temps(const char *dir);
 
 /* Append one record as one line (compact JSON + '\n') with a single write(2) on an
  * O_APPEND descriptor, then fsync. A short write is undone by truncating back. */

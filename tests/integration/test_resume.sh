@@ -8,28 +8,20 @@ check "uninterrupted sweep exits 0" [ $? = 0 ]
 for target in 4 14 26; do
   "$DPERM" run "$FIX/sweep.yaml" -j 2 --out "$WORK/killed" --resume --quiet >/dev/null 2>&1 &
   pid=$!
-  while kill -0 "$pid" 2>/dev/null &&
-        [ "$(cat "$WORK/killed/runs.jsonl" 2>/dev/null | wc -l)" -lt "$target" ]; do
-    sleep 0.02
-  done
+  wait_records "$pid" "$WORK/killed/runs.jsonl" "$target"
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
 done
 sleep 0.2
 # The bracket keeps pgrep from matching this very command line.
 check "no orphan workers after kill -9" sh -c "! pgrep -f '[s]weep.yaml -j 2 --out $WORK/killed' >/dev/null"
-n_before=$(cat "$WORK/killed/runs.jsonl" 2>/dev/null | wc -l)
+n_before=$(record_count "$WORK/killed/runs.jsonl")
 check "the kills interrupted the sweep (0 < $n_before < 48 recorded)" \
   sh -c "[ $n_before -gt 0 ] && [ $n_before -lt 48 ]"
 "$DPERM" run "$FIX/sweep.yaml" -j 2 --out "$WORK/killed" --resume --quiet >/dev/null
 check "resume exits 0" [ $? = 0 ]
 echo "     (records before the final resume: $n_before of 48)"
-check "48 records after resume" [ "$(wc -l < "$WORK/killed/runs.jsonl")" = 48 ]
-check "no duplicate ids" [ "$(jq -r .id "$WORK/killed/runs.jsonl" | sort | uniq -d | wc -l)" = 0 ]
-check "every line is a whole record" sh -c "jq -e . '$WORK/killed/runs.jsonl' >/dev/null"
-stable_records "$WORK/clean/runs.jsonl" > "$WORK/a"
-stable_records "$WORK/killed/runs.jsonl" > "$WORK/b"
-check "resumed records equal the uninterrupted ones" cmp -s "$WORK/a" "$WORK/b"
+check_sweep_equal "after resume" "$WORK/clean" "$WORK/killed" 48
 "$DPERM" run "$FIX/sweep.yaml" --out "$WORK/killed" --resume --quiet >/dev/null
 check "a resume with nothing missing runs nothing" [ "$(wc -l < "$WORK/killed/runs.jsonl")" = 48 ]
 # A half line left by a kill during a write is cut off by the next resume.
