@@ -1,5 +1,5 @@
-/* conv.c: 2-D convolution (stride, zero padding) by im2col + GEMM, and its exact
- * per-example gradient norms.
+/* conv.c: 2-D convolution (stride, zero padding) by im2col + GEMM in single precision, and
+ * its exact per-example gradient norms.
  *
  * Sources: im2col lowering as in Caffe (Jia et al. 2014; Chellapilla et al. 2006), laid out
  * for NHWC like TensorFlow's Conv2D, whose "same"/"valid" padding rule dp_conv_shape_init
@@ -9,14 +9,27 @@
  * differentially private learners", ghost clipping) for the Gram-matrix form.
  *
  * Layout: a block of nb examples becomes cols (nb*P, K), one row per output pixel
- * (P = OH*OW), columns ordered (ky, kx, c) so each kernel tap copies C contiguous input
+ * (P = OH*OW), columns ordered (ky, kx, c) so each kernel tap reads C contiguous input
  * values. Then out = cols W^T (one GEMM), dW += dout^T cols, dcols = dout W followed by
- * a scatter-add (col2im). Blocks bound the workspace: a whole CIFAR batch of 3x3x32
- * patches would be 600 MB in double; the caller picks `block` from a memory budget.
+ * a scatter-add (col2im). Blocks bound the workspace; the caller picks the block size
+ * (dp_conv_ws) from a memory budget.
  *
- * Per-example methods (exact; each tested against a brute-force per-example loop):
- * example i's weight gradient is G_i = dout_i^T U_i (OC,K) with dout_i (P,OC) and its
- * patches U_i (P,K) contiguous rows of dout and cols.
+ * Precision (house rule 11, "float where speed matters"; DESIGN.md, Performance): the
+ * layer's interface is double (inputs, weights, outputs, errors, gradients), its products
+ * are single precision: patches, weights and errors are rounded to float where they
+ * enter a GEMM (im2col does it while copying), every GEMM is sgemm, and each result is
+ * added to the double output or gradient. sgemm runs at twice dgemm's rate and the float
+ * patches are half the memory traffic; on cnn_mnist this layer is most of a step. The
+ * cost is float rounding of the products: about 1e-7 relative per entry, and a weight
+ * gradient summed over at most DP_CONV_SUM_ROWS patches in float before it goes into
+ * double, so a large batch does not lengthen the float sums. Tests hold the layer to
+ * 1e-5 relative error against double references (the 7-loop convolution, central
+ * finite differences of it, per-example brute force); the dense layers and everything
+ * around them stay double.
+ *
+ * Per-example methods (exact up to that rounding; each tested against a brute-force
+ * per-example loop): example i's weight gradient is G_i = dout_i^T U_i (OC,K) with
+ * dout_i (P,OC) and its patches U_i (P,K) contiguous rows of dout and cols.
  *   DIRECT forms G_i with one GEMM per example (2 OC K P flops, the flops of its share of
  *     the batch dW) and takes its norm;
  *   GRAM uses ||G_i||^2 = <dout_i dout_i^T, U_i U_i^T>, 2 P^2 (OC + K) flops;
@@ -24,16 +37,21 @@
  *     GEMV over them instead of a second dW pass; the model uses it while the stored
  *     gradients fit its memory budget (model.c).
  * Measured on cnn_mnist, batch 256, OpenBLAS Haswell kernels, 2 threads, time of a
- * clipped step over a plain one: STORED 1.11, DIRECT 1.32, GRAM 1.87 (its first layer,
- * P = 196, K = 64, makes the P x P Gram products 3.5x the direct flops; on the second,
- * P = 25, they tie). GRAM wins by flops only on late CIFAR layers (P = 64, OC = 128,
- * K = 1152); dp_conv_pex_choose picks DIRECT or GRAM by flop count.
+ * clipped step over a plain one (double version of this file): STORED 1.11, DIRECT 1.32,
+ * GRAM 1.87 (its first layer, P = 196, K = 64, makes the P x P Gram products 3.5x the
+ * direct flops; on the second, P = 25, they tie). GRAM wins by flops only on late CIFAR
+ * layers (P = 64, OC = 128, K = 1152); dp_conv_pex_choose picks DIRECT or GRAM by flops.
  */
 #include "layers.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "../base/vec.h"
+
+/* Patch rows whose products one float GEMM sums before the result is added into a double
+ * weight gradient: bounds the float summation length whatever the batch. */
+#define DP_CONV_SUM_ROWS ((size_t)4096)
 
 int dp_conv_shape_init(dp_conv_shape *s, int c, int h, int w, int oc, int kh, int kw,
                        int stride, int pad)
@@ -62,12 +80,56 @@ size_t dp_conv_patches(const dp_conv_shape *s) { return (size_t)s->oh * (size_t)
 
 size_t dp_conv_k(const dp_conv_shape *s) { return (size_t)s->kh * (size_t)s->kw * (size_t)s->c; }
 
+// ---- workspace ------------------------------------------------------------------------------
+
+/* Floats of the per-example product: G_i (OC,K) for DIRECT, two P x P Grams for GRAM; the
+ * batch dW (OC,K) uses its start. */
+static size_t g_floats(const dp_conv_shape *s)
+{
+    size_t P = dp_conv_patches(s), gk = (size_t)s->oc * dp_conv_k(s);
+    return 2 * P * P > gk ? 2 * P * P : gk;
+}
+
+size_t dp_conv_ws_floats(const dp_conv_shape *s, size_t block)
+{
+    size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
+    return block * P * (2 * K + OC) + OC * K + g_floats(s);
+}
+
+void dp_conv_ws_init(dp_conv_ws *ws, float *mem, const dp_conv_shape *s, size_t block)
+{
+    size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
+    ws->block = block;
+    ws->cols = mem, mem += block * P * K;
+    ws->dcols = mem, mem += block * P * K;
+    ws->d = mem, mem += block * P * OC;
+    ws->w = mem, mem += OC * K;
+    ws->g = mem;
+}
+
+static void to_float(float *dst, const double *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[i] = (float)src[i];
+}
+
+/* dst (n) += src, float into double */
+static void add_float(double *dst, const float *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[i] += (double)src[i];
+}
+
+static double dot_float(const float *x, const float *y, size_t n)
+{
+    double acc = 0.0;
+    for (size_t i = 0; i < n; i++) acc += (double)x[i] * (double)y[i];
+    return acc;
+}
+
 // ---- im2col / col2im ----------------------------------------------------------------------
 
-/* cols (nb*P, K) <- patches of inp (nb,H,W,C); zeros where the window leaves the input.
- * A kernel row inside the input is KW*C contiguous values (HWC), copied in one go: with
- * C = 1 (the MNIST net's first layer) a copy per tap would cost more than the data. */
-static void im2col(double *cols, const double *inp, size_t nb, const dp_conv_shape *s)
+/* cols (nb*P, K) <- patches of inp (nb,H,W,C) rounded to float; zeros where the window
+ * leaves the input. A kernel row inside the input is KW*C contiguous values (HWC). */
+static void im2col(float *cols, const double *inp, size_t nb, const dp_conv_shape *s)
 {
     size_t C = (size_t)s->c, K = dp_conv_k(s), in_sz = (size_t)s->h * s->w * C;
     size_t run = (size_t)s->kw * C;
@@ -75,24 +137,23 @@ static void im2col(double *cols, const double *inp, size_t nb, const dp_conv_sha
         const double *x = inp + n * in_sz;
         for (int oy = 0; oy < s->oh; oy++)
             for (int ox = 0; ox < s->ow; ox++) {
-                double *row = cols + ((n * s->oh + oy) * s->ow + ox) * K;
+                float *row = cols + ((n * s->oh + oy) * s->ow + ox) * K;
                 int ix0 = ox * s->stride - s->pad_l;
                 int inside = ix0 >= 0 && ix0 + s->kw <= s->w;
                 for (int ky = 0; ky < s->kh; ky++) {
                     int iy = oy * s->stride - s->pad_t + ky;
-                    double *dst = row + (size_t)ky * run;
+                    float *dst = row + (size_t)ky * run;
                     if (iy < 0 || iy >= s->h) {
                         memset(dst, 0, run * sizeof *dst);
                     } else if (inside) {
-                        memcpy(dst, x + ((size_t)iy * s->w + ix0) * C, run * sizeof *dst);
+                        to_float(dst, x + ((size_t)iy * s->w + ix0) * C, run);
                     } else {
                         for (int kx = 0; kx < s->kw; kx++) {
                             int ix = ix0 + kx;
                             if (ix < 0 || ix >= s->w)
                                 memset(dst + kx * C, 0, C * sizeof *dst);
                             else
-                                memcpy(dst + kx * C, x + ((size_t)iy * s->w + ix) * C,
-                                       C * sizeof *dst);
+                                to_float(dst + kx * C, x + ((size_t)iy * s->w + ix) * C, C);
                         }
                     }
                 }
@@ -101,7 +162,7 @@ static void im2col(double *cols, const double *inp, size_t nb, const dp_conv_sha
 }
 
 /* dinp (nb,H,W,C) += the patches of cols (nb*P, K) added back where they came from. */
-static void col2im(double *dinp, const double *cols, size_t nb, const dp_conv_shape *s)
+static void col2im(double *dinp, const float *cols, size_t nb, const dp_conv_shape *s)
 {
     size_t C = (size_t)s->c, K = dp_conv_k(s), in_sz = (size_t)s->h * s->w * C;
     size_t run = (size_t)s->kw * C;
@@ -109,7 +170,7 @@ static void col2im(double *dinp, const double *cols, size_t nb, const dp_conv_sh
         double *dx = dinp + n * in_sz;
         for (int oy = 0; oy < s->oh; oy++)
             for (int ox = 0; ox < s->ow; ox++) {
-                const double *row = cols + ((n * s->oh + oy) * s->ow + ox) * K;
+                const float *row = cols + ((n * s->oh + oy) * s->ow + ox) * K;
                 int ix0 = ox * s->stride - s->pad_l;
                 /* the in-range part of each kernel row is one contiguous run */
                 int kx0 = ix0 < 0 ? -ix0 : 0;
@@ -118,10 +179,9 @@ static void col2im(double *dinp, const double *cols, size_t nb, const dp_conv_sh
                 for (int ky = 0; ky < s->kh; ky++) {
                     int iy = oy * s->stride - s->pad_t + ky;
                     if (iy < 0 || iy >= s->h) continue;
-                    const double *src = row + (size_t)ky * run + (size_t)kx0 * C;
-                    double *d = dx + ((size_t)iy * s->w + ix0 + kx0) * C;
-                    size_t len = (size_t)(kx1 - kx0) * C;
-                    for (size_t j = 0; j < len; j++) d[j] += src[j];
+                    add_float(dx + ((size_t)iy * s->w + ix0 + kx0) * C,
+                              row + (size_t)ky * run + (size_t)kx0 * C,
+                              (size_t)(kx1 - kx0) * C);
                 }
             }
     }
@@ -129,54 +189,57 @@ static void col2im(double *dinp, const double *cols, size_t nb, const dp_conv_sh
 
 // ---- forward / backward -------------------------------------------------------------------
 
-void dp_conv2d_forward(double *out, double *cols, const double *inp, const double *w,
-                       const double *b, size_t B, size_t block, const dp_conv_shape *s)
+void dp_conv2d_forward(double *out, dp_conv_ws *ws, const double *inp, const double *w,
+                       const double *b, size_t B, const dp_conv_shape *s)
 {
-    // inp is (B,H,W,C), w is (OC,K), b is (OC), out is (B,OH,OW,OC), cols (block*P, K)
+    // inp is (B,H,W,C), w is (OC,K), b is (OC), out is (B,OH,OW,OC)
     size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
     size_t in_sz = (size_t)s->h * s->w * s->c;
-    for (size_t n0 = 0; n0 < B; n0 += block) {
-        size_t nb = B - n0 < block ? B - n0 : block, rows = nb * P;
+    to_float(ws->w, w, OC * K);
+    for (size_t n0 = 0; n0 < B; n0 += ws->block) {
+        size_t nb = B - n0 < ws->block ? B - n0 : ws->block, rows = nb * P;
         double *o = out + n0 * P * OC;
-        im2col(cols, inp + n0 * in_sz, nb, s);
-        for (size_t r = 0; r < rows; r++) memcpy(o + r * OC, b, OC * sizeof *o);
-        dp_gemm(0, 1, rows, OC, K, 1.0, cols, K, w, K, 1.0, o, OC);
+        im2col(ws->cols, inp + n0 * in_sz, nb, s);
+        dp_sgemm(0, 1, rows, OC, K, 1.0f, ws->cols, K, ws->w, K, 0.0f, ws->d, OC);
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < OC; c++) o[r * OC + c] = b[c] + (double)ws->d[r * OC + c];
     }
 }
 
-void dp_conv2d_backward(double *dinp, double *dw, double *db, double *cols,
+void dp_conv2d_backward(double *dinp, double *dw, double *db, dp_conv_ws *ws,
                         const double *dout, const double *inp, const double *w, size_t B,
-                        size_t block, const dp_conv_shape *s)
+                        const dp_conv_shape *s, int have_cols)
 {
     // dout is (B,OH,OW,OC), inp (B,H,W,C), w (OC,K); dinp (B,H,W,C), dw (OC,K), db (OC)
     size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
     size_t in_sz = (size_t)s->h * s->w * s->c;
-    for (size_t n0 = 0; n0 < B; n0 += block) {
-        size_t nb = B - n0 < block ? B - n0 : block, rows = nb * P;
+    assert(!have_cols || B <= ws->block);
+    assert(!dinp || (ws->w && ws->dcols));
+    if (dinp) to_float(ws->w, w, OC * K);
+    for (size_t n0 = 0; n0 < B; n0 += ws->block) {
+        size_t nb = B - n0 < ws->block ? B - n0 : ws->block, rows = nb * P;
         const double *d = dout + n0 * P * OC;
+        if (dw || dinp) to_float(ws->d, d, rows * OC);
         if (dw) {
-            im2col(cols, inp + n0 * in_sz, nb, s);
-            dp_gemm(1, 0, OC, K, rows, 1.0, d, OC, cols, K, 1.0, dw, K);
+            if (!have_cols) im2col(ws->cols, inp + n0 * in_sz, nb, s);
+            for (size_t r0 = 0; r0 < rows; r0 += DP_CONV_SUM_ROWS) {
+                size_t nr = rows - r0 < DP_CONV_SUM_ROWS ? rows - r0 : DP_CONV_SUM_ROWS;
+                dp_sgemm(1, 0, OC, K, nr, 1.0f, ws->d + r0 * OC, OC, ws->cols + r0 * K, K,
+                         0.0f, ws->g, K);
+                add_float(dw, ws->g, OC * K);
+            }
         }
         if (db)
             for (size_t r = 0; r < rows; r++)
                 for (size_t o = 0; o < OC; o++) db[o] += d[r * OC + o];
         if (dinp) {
-            /* dcols = dout W reuses the im2col buffer: the patches are no longer needed. */
-            dp_gemm(0, 0, rows, K, OC, 1.0, d, OC, w, K, 0.0, cols, K);
-            col2im(dinp + n0 * in_sz, cols, nb, s);
+            dp_sgemm(0, 0, rows, K, OC, 1.0f, ws->d, OC, ws->w, K, 0.0f, ws->dcols, K);
+            col2im(dinp + n0 * in_sz, ws->dcols, nb, s);
         }
     }
 }
 
 // ---- per-example norms ----------------------------------------------------------------------
-
-size_t dp_conv_pex_ws(const dp_conv_shape *s, int method)
-{
-    size_t P = dp_conv_patches(s), OC = (size_t)s->oc;
-    if (method == DP_CONV_PEX_GRAM) return 2 * P * P + OC;
-    return OC * dp_conv_k(s) + OC;
-}
 
 int dp_conv_pex_choose(const dp_conv_shape *s)
 {
@@ -184,55 +247,67 @@ int dp_conv_pex_choose(const dp_conv_shape *s)
     return P * P * (OC + K) < OC * K * P ? DP_CONV_PEX_GRAM : DP_CONV_PEX_DIRECT;
 }
 
-void dp_conv2d_pex_sqnorm(double *sqnorm, double *cols, double *gbuf, const double *dout,
-                          const double *inp, size_t B, size_t block, const dp_conv_shape *s,
-                          int method)
+/* bias (OC) = sum over the P pixels of example i's error d (P, OC), in double */
+static void bias_grad(double *bias, const double *d, size_t P, size_t OC)
 {
-    // dout is (B,OH,OW,OC), inp (B,H,W,C), sqnorm (B); gbuf per dp_conv_pex_ws
+    memset(bias, 0, OC * sizeof *bias);
+    for (size_t p = 0; p < P; p++)
+        for (size_t o = 0; o < OC; o++) bias[o] += d[p * OC + o];
+}
+
+void dp_conv2d_pex_sqnorm(double *sqnorm, dp_conv_ws *ws, const double *dout,
+                          const double *inp, size_t B, const dp_conv_shape *s, int method,
+                          int have_cols)
+{
+    // dout is (B,OH,OW,OC), inp (B,H,W,C), sqnorm (B)
     size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
     size_t in_sz = (size_t)s->h * s->w * s->c;
-    double *bsum = gbuf; /* (OC): example i's bias gradient */
-    double *g = gbuf + OC;
-    for (size_t n0 = 0; n0 < B; n0 += block) {
-        size_t nb = B - n0 < block ? B - n0 : block;
-        im2col(cols, inp + n0 * in_sz, nb, s);
+    assert(!have_cols || B <= ws->block);
+    for (size_t n0 = 0; n0 < B; n0 += ws->block) {
+        size_t nb = B - n0 < ws->block ? B - n0 : ws->block;
+        if (!have_cols) im2col(ws->cols, inp + n0 * in_sz, nb, s);
+        to_float(ws->d, dout + n0 * P * OC, nb * P * OC);
         for (size_t n = 0; n < nb; n++) {
-            const double *d = dout + (n0 + n) * P * OC; /* (P, OC) */
-            const double *u = cols + n * P * K;         /* (P, K) */
-            double sq;
+            const float *d = ws->d + n * P * OC; /* (P, OC) */
+            const float *u = ws->cols + n * P * K; /* (P, K) */
+            double sq, bsq = 0.0;
             if (method == DP_CONV_PEX_GRAM) {
-                double *gu = g, *gd = g + P * P;
-                dp_gemm(0, 1, P, P, K, 1.0, u, K, u, K, 0.0, gu, P);
-                dp_gemm(0, 1, P, P, OC, 1.0, d, OC, d, OC, 0.0, gd, P);
-                sq = dp_dot(gu, gd, P * P);
+                float *gu = ws->g, *gd = ws->g + P * P;
+                dp_sgemm(0, 1, P, P, K, 1.0f, u, K, u, K, 0.0f, gu, P);
+                dp_sgemm(0, 1, P, P, OC, 1.0f, d, OC, d, OC, 0.0f, gd, P);
+                sq = dot_float(gu, gd, P * P);
             } else {
-                dp_gemm(1, 0, OC, K, P, 1.0, d, OC, u, K, 0.0, g, K);
-                sq = dp_dot(g, g, OC * K);
+                dp_sgemm(1, 0, OC, K, P, 1.0f, d, OC, u, K, 0.0f, ws->g, K);
+                sq = dot_float(ws->g, ws->g, OC * K);
             }
-            memset(bsum, 0, OC * sizeof *bsum);
-            for (size_t p = 0; p < P; p++)
-                for (size_t o = 0; o < OC; o++) bsum[o] += d[p * OC + o];
-            sqnorm[n0 + n] += sq + dp_dot(bsum, bsum, OC);
+            const double *dd = dout + (n0 + n) * P * OC;
+            for (size_t o = 0; o < OC; o++) {
+                double acc = 0.0;
+                for (size_t p = 0; p < P; p++) acc += dd[p * OC + o];
+                bsq += acc * acc;
+            }
+            sqnorm[n0 + n] += sq + bsq;
         }
     }
 }
 
-void dp_conv2d_pex_grads(double *g, double *cols, const double *dout, const double *inp,
-                         size_t B, size_t block, const dp_conv_shape *s)
+void dp_conv2d_pex_grads(double *g, dp_conv_ws *ws, const double *dout, const double *inp,
+                         size_t B, const dp_conv_shape *s, int have_cols)
 {
     // dout is (B,OH,OW,OC), inp (B,H,W,C), g (B, OC*K + OC)
     size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
     size_t in_sz = (size_t)s->h * s->w * s->c, row = OC * K + OC;
-    for (size_t n0 = 0; n0 < B; n0 += block) {
-        size_t nb = B - n0 < block ? B - n0 : block;
-        im2col(cols, inp + n0 * in_sz, nb, s);
+    assert(!have_cols || B <= ws->block);
+    for (size_t n0 = 0; n0 < B; n0 += ws->block) {
+        size_t nb = B - n0 < ws->block ? B - n0 : ws->block;
+        if (!have_cols) im2col(ws->cols, inp + n0 * in_sz, nb, s);
+        to_float(ws->d, dout + n0 * P * OC, nb * P * OC);
         for (size_t n = 0; n < nb; n++) {
-            const double *d = dout + (n0 + n) * P * OC;
-            double *gi = g + (n0 + n) * row, *bi = gi + OC * K;
-            dp_gemm(1, 0, OC, K, P, 1.0, d, OC, cols + n * P * K, K, 0.0, gi, K);
-            memset(bi, 0, OC * sizeof *bi);
-            for (size_t p = 0; p < P; p++)
-                for (size_t o = 0; o < OC; o++) bi[o] += d[p * OC + o];
+            double *gi = g + (n0 + n) * row;
+            dp_sgemm(1, 0, OC, K, P, 1.0f, ws->d + n * P * OC, OC, ws->cols + n * P * K, K,
+                     0.0f, ws->g, K);
+            for (size_t j = 0; j < OC * K; j++) gi[j] = (double)ws->g[j];
+            bias_grad(gi + OC * K, dout + (n0 + n) * P * OC, P, OC);
         }
     }
 }

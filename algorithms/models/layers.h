@@ -13,8 +13,9 @@
  * of a block of examples, and the per-example slice of its output error is a contiguous
  * block of rows. Conv weights are (OC, KH, KW, C), i.e. (OC, K) with K = KH*KW*C.
  *
- * Double precision everywhere: this first version of the deep layer favours exact
- * gradient tests (per-example norms to 1e-10); float kernels are a later speed step.
+ * Precision: the interfaces are double. Dense, pooling, activation and loss layers
+ * compute in double (gradient tests to 1e-10); the convolution computes its products in
+ * float (conv.c says why and how much: tested to 1e-5 relative).
  */
 #ifndef DPERM_LAYERS_H
 #define DPERM_LAYERS_H
@@ -57,23 +58,44 @@ typedef struct dp_conv_shape {
 int dp_conv_shape_init(dp_conv_shape *s, int c, int h, int w, int oc, int kh, int kw,
                        int stride, int pad);
 
-/* Rows of the im2col workspace per example (OH*OW) and its width (K = KH*KW*C); a
- * workspace for `block` examples holds block * P * K doubles. */
+/* Rows of the im2col workspace per example (OH*OW) and its width (K = KH*KW*C). */
 size_t dp_conv_patches(const dp_conv_shape *s);
 size_t dp_conv_k(const dp_conv_shape *s);
 
-/* out (B,OH,OW,OC) = conv(inp (B,H,W,C), w (OC,K)) + b (OC).
- * cols is workspace of block * P * K doubles; examples go through in blocks of `block`
- * (>= 1), each block one im2col and one GEMM. */
-void dp_conv2d_forward(double *out, double *cols, const double *inp, const double *w,
-                       const double *b, size_t B, size_t block, const dp_conv_shape *s);
+/* The float workspace of one convolution for blocks of `block` examples (conv.c computes
+ * in single precision behind a double interface): the blocks' patches, their errors, the
+ * float output or errors, the weights in float and one per-example product. Laid out in
+ * caller memory by dp_conv_ws_init; the pointers may also be set by hand (model.c makes
+ * the patches of a whole batch one buffer, so a later call can reuse them). Any pointer
+ * a call does not use may be NULL: dcols and w are used only when dinp is computed or in
+ * forward. */
+typedef struct dp_conv_ws {
+    float *cols;   /* (block*P, K) patches of the last block that went through */
+    float *dcols;  /* (block*P, K) errors of the patches */
+    float *d;      /* (block*P, OC) output, or output errors, in float */
+    float *w;      /* (OC, K) the weights in float */
+    float *g;      /* max(OC*K, 2*P*P): a per-example product, or the batch dW */
+    size_t block;  /* examples per block, >= 1 */
+} dp_conv_ws;
+
+/* Floats that dp_conv_ws_init lays out for `block` examples. */
+size_t dp_conv_ws_floats(const dp_conv_shape *s, size_t block);
+/* Point ws into mem (dp_conv_ws_floats(s, block) floats). Cannot fail. */
+void dp_conv_ws_init(dp_conv_ws *ws, float *mem, const dp_conv_shape *s, size_t block);
+
+/* out (B,OH,OW,OC) = conv(inp (B,H,W,C), w (OC,K)) + b (OC). Examples go through in
+ * blocks of ws->block, each block one im2col and one GEMM; afterwards ws->cols holds the
+ * patches of the last block, so of all of inp when B <= ws->block. */
+void dp_conv2d_forward(double *out, dp_conv_ws *ws, const double *inp, const double *w,
+                       const double *b, size_t B, const dp_conv_shape *s);
 
 /* dinp (B,H,W,C) += conv^T(dout); dw (OC,K) += sum over pixels dout^T patches;
  * db (OC) += sum over pixels of dout. dout is (B,OH,OW,OC). Any output may be NULL.
- * cols: workspace as in forward. */
-void dp_conv2d_backward(double *dinp, double *dw, double *db, double *cols,
+ * have_cols != 0 promises that ws->cols already holds the patches of inp (B <= ws->block,
+ * e.g. left by dp_conv2d_forward on the same inp), which skips the im2col. */
+void dp_conv2d_backward(double *dinp, double *dw, double *db, dp_conv_ws *ws,
                         const double *dout, const double *inp, const double *w, size_t B,
-                        size_t block, const dp_conv_shape *s);
+                        const dp_conv_shape *s, int have_cols);
 
 /* Per-example squared gradient norms of a convolution (weights and bias):
  *   sqnorm (B) += ||G_i||_F^2 + ||sum_p dout_i[p]||^2,   G_i = dout_i^T U_i (OC,K),
@@ -81,22 +103,20 @@ void dp_conv2d_backward(double *dinp, double *dw, double *db, double *cols,
  *   DP_CONV_PEX_DIRECT: form G_i with one GEMM per example (2 OC K P flops);
  *   DP_CONV_PEX_GRAM:   ||G_i||^2 = <dout_i dout_i^T, U_i U_i^T> (the "ghost norm",
  *                       2 P^2 (OC + K) flops): cheaper when P (OC + K) < OC K.
- * gbuf is workspace of dp_conv_pex_ws(s, method) doubles; cols as in forward.
- * DP_CONV_PEX_STORED is DIRECT with the G_i kept (dp_conv2d_pex_grads), a model-level
- * choice: see model.h. */
+ * ws and have_cols as in backward. DP_CONV_PEX_STORED is DIRECT with the G_i kept
+ * (dp_conv2d_pex_grads), a model-level choice: see model.h. */
 enum { DP_CONV_PEX_DIRECT = 1, DP_CONV_PEX_GRAM = 2, DP_CONV_PEX_STORED = 3 };
-size_t dp_conv_pex_ws(const dp_conv_shape *s, int method);
 /* The cheaper of DIRECT and GRAM by flop count (ties -> DIRECT). */
 int dp_conv_pex_choose(const dp_conv_shape *s);
-void dp_conv2d_pex_sqnorm(double *sqnorm, double *cols, double *gbuf, const double *dout,
-                          const double *inp, size_t B, size_t block, const dp_conv_shape *s,
-                          int method);
+void dp_conv2d_pex_sqnorm(double *sqnorm, dp_conv_ws *ws, const double *dout,
+                          const double *inp, size_t B, const dp_conv_shape *s, int method,
+                          int have_cols);
 
 /* Per-example gradients: g (B, OC*K + OC), row i = [G_i (OC,K) row-major, bias_i (OC)],
  * the layout of [w; b] in a parameter buffer, so a weighted sum over the rows is one
- * GEMV onto the gradient. One GEMM per example, as DIRECT. */
-void dp_conv2d_pex_grads(double *g, double *cols, const double *dout, const double *inp,
-                         size_t B, size_t block, const dp_conv_shape *s);
+ * GEMV onto the gradient. One GEMM per example, as DIRECT. ws, have_cols as above. */
+void dp_conv2d_pex_grads(double *g, dp_conv_ws *ws, const double *dout, const double *inp,
+                         size_t B, const dp_conv_shape *s, int have_cols);
 
 /* Reference: the textbook 7-loop convolution, no workspace. Kept beside the im2col
  * version and tested against it (house rule 4). */

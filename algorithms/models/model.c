@@ -12,15 +12,22 @@
  * CHW -> HWC transpose when convolutions come first). The errors of buffer 0 are never
  * computed: nothing upstream needs them, which also saves the first conv's col2im.
  *
- * Memory: per example of max_batch, every buffer twice (activations and errors); plus
- * one im2col block (<= 32 MB) and the stored per-example conv gradients (<= 64 MB).
- * cnn_mnist: 14k doubles per example, about 75 MB in all at batch 256; cnn_cifar: 260k
- * per example, about 630 MB at batch 256 (double is the price of the exact first version).
+ * Lanes (model.h): a model with a convolution runs each chunk as DP_MODEL_LANES fixed
+ * slices of examples, each on its own thread with single-threaded BLAS: every per-example
+ * buffer is shared (a lane uses its rows), each lane has its own float conv workspace
+ * and weight-gradient buffer, and the lanes' gradients are added in lane order.
+ *
+ * Memory: per example of max_batch, every buffer twice (activations and errors); the
+ * float conv workspaces (a chunk's patches for each layer that keeps them, <= 32 MB
+ * each, and per lane one block workspace shared by the layers); the stored per-example
+ * conv gradients (<= 64 MB); a gradient per lane. cnn_mnist: 14k doubles per example,
+ * about 100 MB in all at batch 256; cnn_cifar: 260k per example, about 630 MB.
  */
 #include "model.h"
 
 #include <assert.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +36,12 @@
 #include "../base/vec.h"
 #include "model_int.h"
 
-/* Doubles of im2col workspace to aim for per conv layer: 4M = 32 MB. A whole MNIST batch
- * of 8x8 patches fits (one GEMM per layer); CIFAR layers go in blocks of examples. */
-#define DP_COLS_BUDGET ((size_t)1 << 22)
+/* Floats of conv patches (and their float output) a layer may keep for a whole chunk,
+ * 8M = 32 MB: cnn_mnist's two layers keep theirs at batch 256 (3.2M and 1.8M), so the
+ * backward pass and the per-example products reuse the forward's im2col. A layer over
+ * budget shares its lane's block workspace with the other such layers, in blocks of
+ * about budget / lanes floats. */
+#define DP_COLS_BUDGET ((size_t)1 << 23)
 
 /* Doubles of stored per-example conv gradients (pexgrad): 8M = 64 MB, given to the conv
  * layers in order while they fit. cnn_mnist takes 2.4M at batch 256; cnn_cifar's first
@@ -207,10 +217,39 @@ static size_t mul_ok(size_t a, size_t b, int *ovf)
     return a * b;
 }
 
+/* Floats of one lane's share of conv layer l's float workspace: all of dp_conv_ws_init's
+ * layout, less the patches and float output when the layer keeps them for the whole
+ * chunk (conv_keep: they live in conv_cols / conv_d instead). */
+static size_t conv_lane_floats(const dp_layer *l, size_t block)
+{
+    size_t P = dp_conv_patches(&l->conv), K = dp_conv_k(&l->conv), OC = (size_t)l->conv.oc;
+    size_t all = dp_conv_ws_floats(&l->conv, block);
+    return l->conv_keep ? all - block * P * (K + OC) : all;
+}
+
+/* Point lane ws of conv layer l into the lane's float scratch f: the layout of
+ * dp_conv_ws_init, the kept patches and output left to be pointed per chunk. */
+static void conv_lane_point(dp_conv_ws *ws, const dp_layer *l, float *f, size_t block)
+{
+    size_t P = dp_conv_patches(&l->conv), K = dp_conv_k(&l->conv), OC = (size_t)l->conv.oc;
+    dp_conv_ws_init(ws, f, &l->conv, block);
+    if (!l->conv_keep) return;
+    ws->cols = NULL;        /* conv_cols + (first example of the lane) * P * K */
+    ws->dcols = f, f += block * P * K;
+    ws->d = NULL;           /* conv_d + (first example of the lane) * P * OC */
+    ws->w = f, f += OC * K;
+    ws->g = f;
+}
+
 static int alloc_workspaces(dp_model *m, dp_err *err)
 {
-    size_t MB = m->max_batch, total = 0, itotal = 0, cols = 0, gbuf = 0, store = 0;
+    size_t MB = m->max_batch, total = 0, itotal = 0, gbuf = 0, store = 0;
+    size_t keep = 0, lane_f = 0;
     int ovf = 0;
+    m->lanes = 1;
+    for (size_t i = 0; i < m->n_layers; i++)
+        if (m->layers[i].spec.kind == DP_LAYER_CONV) m->lanes = DP_MODEL_LANES;
+    size_t L = (size_t)m->lanes, lane_max = (MB + L - 1) / L;
     m->act = calloc(m->n_bufs, sizeof *m->act);
     m->dact = calloc(m->n_bufs, sizeof *m->dact);
     m->buf_size = calloc(m->n_bufs, sizeof *m->buf_size);
@@ -220,16 +259,24 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
         dp_layer *l = &m->layers[i];
         m->buf_size[l->out_buf] = l->out_size;
         if (l->spec.kind == DP_LAYER_CONV) {
-            size_t pk = mul_ok(dp_conv_patches(&l->conv), dp_conv_k(&l->conv), &ovf);
-            size_t blk = pk ? DP_COLS_BUDGET / pk : 1;
-            l->conv_block = blk < 1 ? 1 : blk > MB ? MB : blk;
-            size_t c = mul_ok(l->conv_block, pk, &ovf);
-            size_t g1 = dp_conv_pex_ws(&l->conv, DP_CONV_PEX_DIRECT);
-            size_t g2 = dp_conv_pex_ws(&l->conv, DP_CONV_PEX_GRAM);
-            if (c > cols) cols = c;
-            if (g1 > gbuf) gbuf = g1;
-            if (g2 > gbuf) gbuf = g2;
-            size_t sz = mul_ok(MB, l->n_w + l->n_b, &ovf);
+            size_t P = dp_conv_patches(&l->conv), K = dp_conv_k(&l->conv);
+            size_t OC = (size_t)l->conv.oc;
+            size_t chunk_f = mul_ok(MB, mul_ok(P, K + OC, &ovf), &ovf);
+            size_t block = lane_max;
+            l->conv_keep = !ovf && chunk_f <= DP_COLS_BUDGET;
+            if (l->conv_keep) {
+                keep += chunk_f;
+            } else {
+                size_t per = mul_ok(L, mul_ok(P, 2 * K + OC, &ovf), &ovf);
+                size_t fit = per ? DP_COLS_BUDGET / per : 1;
+                block = fit < 1 ? 1 : fit < lane_max ? fit : lane_max;
+            }
+            for (size_t j = 0; j < L; j++) l->conv_ws[j].block = block;
+            size_t f = conv_lane_floats(l, block);
+            if (f > lane_f) lane_f = f;
+            size_t row = l->n_w + l->n_b;
+            if (row > gbuf) gbuf = row;
+            size_t sz = mul_ok(MB, row, &ovf);
             if (store + sz <= DP_PEX_STORE_BUDGET) {
                 store += sz;
                 l->pex_method = DP_CONV_PEX_STORED; /* pex_g pointed below */
@@ -239,12 +286,15 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
     }
     size_t per_ex = m->input_mode ? m->in_size : 0;
     for (size_t b = 1; b < m->n_bufs; b++) per_ex += 2 * m->buf_size[b];
-    total = mul_ok(MB, per_ex + 1, &ovf) + cols + gbuf + store;
-    if (ovf) goto nomem; /* each term is below SIZE_MAX / 8, so the sum cannot wrap */
+    size_t lgrad = L > 1 ? mul_ok(L, m->n_params, &ovf) : 0;
+    total = mul_ok(MB, per_ex + 1, &ovf) + gbuf + store + lgrad;
+    size_t ftotal = keep + mul_ok(L, lane_f, &ovf);
+    if (ovf) goto nomem; /* each term is below SIZE_MAX / 8, so the sums cannot wrap */
 
     m->mem = calloc(total, sizeof *m->mem);
     m->imem = itotal ? calloc(itotal, sizeof *m->imem) : NULL;
-    if (!m->mem || (itotal && !m->imem)) goto nomem;
+    m->fmem = ftotal ? calloc(ftotal, sizeof *m->fmem) : NULL;
+    if (!m->mem || (itotal && !m->imem) || (ftotal && !m->fmem)) goto nomem;
     double *p = m->mem;
     if (m->input_mode) m->act[0] = p, p += MB * m->in_size;
     for (size_t b = 1; b < m->n_bufs; b++) {
@@ -252,13 +302,41 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
         m->dact[b] = p, p += MB * m->buf_size[b];
     }
     m->sq = p, p += MB;
-    m->cols = p, p += cols;
     m->gbuf = p, p += gbuf;
+    if (lgrad) m->lgrad = p, p += lgrad;
     for (size_t i = 0; i < m->n_layers; i++)
         if (m->layers[i].pex_method == DP_CONV_PEX_STORED) {
             m->layers[i].pex_g = p;
             p += MB * (m->layers[i].n_w + m->layers[i].n_b);
         }
+    /* float: the kept patches and outputs, then one scratch per lane shared by the layers
+     * (a lane runs its layers one after another) */
+    float *f = m->fmem;
+    for (size_t i = 0; i < m->n_layers; i++) {
+        dp_layer *l = &m->layers[i];
+        if (!l->conv_keep) continue;
+        size_t P = dp_conv_patches(&l->conv);
+        l->conv_cols = f, f += MB * P * dp_conv_k(&l->conv);
+        l->conv_d = f, f += MB * P * (size_t)l->conv.oc;
+    }
+    for (size_t j = 0; j < L; j++, f += lane_f)
+        for (size_t i = 0; i < m->n_layers; i++) {
+            dp_layer *l = &m->layers[i];
+            if (l->spec.kind != DP_LAYER_CONV) continue;
+            conv_lane_point(&l->conv_ws[j], l, f, l->conv_ws[j].block);
+        }
+    for (size_t i = 0; i < m->n_layers; i++) {
+        dp_layer *l = &m->layers[i];
+        if (l->spec.kind != DP_LAYER_CONV) continue;
+        /* the whole chunk's view: weight gradients and per-example products over the
+         * kept patches, or lane 0's blocks; it never computes dinp (no dcols, no w) */
+        l->conv_all = l->conv_ws[0];
+        if (l->conv_keep) {
+            l->conv_all.cols = l->conv_cols, l->conv_all.d = l->conv_d;
+            l->conv_all.block = MB;
+            l->conv_all.dcols = NULL, l->conv_all.w = NULL;
+        }
+    }
     int *q = m->imem;
     for (size_t i = 0; i < m->n_layers; i++)
         if (m->layers[i].spec.kind == DP_LAYER_MAXPOOL)
@@ -331,6 +409,7 @@ fail:
 void dp_model_destroy(dp_model *m)
 {
     if (!m) return;
+    free(m->fmem);
     free(m->imem);
     free(m->mem);
     free(m->buf_size);
@@ -353,89 +432,256 @@ int dp_model_fits(const dp_model *m, int in_c, int in_h, int in_w, int n_classes
                       n_classes);
 }
 
-// ---- forward / backward -------------------------------------------------------------------
+// ---- forward / backward of one lane -----------------------------------------------------------
 
-void dp_model_forward_batch(dp_model *m, const double *x, size_t B)
+/* Lane j's examples of a chunk of B: the fixed split j*B/L .. (j+1)*B/L. */
+static size_t lane_lo(size_t B, int lanes, int j) { return B * (size_t)j / (size_t)lanes; }
+
+/* Conv layer l's workspace for lane j starting at example lo of the chunk: kept patches
+ * and outputs are that lane's rows of the whole chunk's buffers. */
+static dp_conv_ws *lane_ws(dp_layer *l, int j, size_t lo)
 {
-    assert(B <= m->max_batch);
-    if (m->input_mode == 0) {
-        m->x = x;
-    } else if (m->input_mode == 1) {
-        memcpy(m->act[0], x, B * m->in_size * sizeof *x);
-        m->x = m->act[0];
-    } else {
+    dp_conv_ws *ws = &l->conv_ws[j];
+    if (l->conv_keep) {
+        size_t P = dp_conv_patches(&l->conv);
+        ws->cols = l->conv_cols + lo * P * dp_conv_k(&l->conv);
+        ws->d = l->conv_d + lo * P * (size_t)l->conv.oc;
+    }
+    return ws;
+}
+
+/* Examples lo .. lo+nb-1 of the chunk x (the whole chunk's input) through every layer. */
+static void forward_lane(dp_model *m, int j, const double *x, size_t lo, size_t nb)
+{
+    size_t in = m->in_size;
+    if (m->input_mode == 1) {
+        memcpy(m->act[0] + lo * in, x + lo * in, nb * in * sizeof *x);
+    } else if (m->input_mode == 2) {
         /* CHW -> HWC, example by example */
         size_t C = (size_t)m->in_c, HW = (size_t)m->in_h * m->in_w;
-        for (size_t n = 0; n < B; n++) {
-            const double *src = x + n * m->in_size;
-            double *dst = m->act[0] + n * m->in_size;
+        for (size_t n = lo; n < lo + nb; n++) {
+            const double *src = x + n * in;
+            double *dst = m->act[0] + n * in;
             for (size_t c = 0; c < C; c++)
                 for (size_t p = 0; p < HW; p++) dst[p * C + c] = src[c * HW + p];
         }
-        m->x = m->act[0];
     }
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
-        const double *in = dp_model_in(m, l);
-        double *out = m->act[l->out_buf];
+        const double *inp = dp_model_in(m, l) + lo * l->in_size;
+        double *out = m->act[l->out_buf] + lo * l->out_size;
         switch (l->spec.kind) {
         case DP_LAYER_DENSE:
-            dp_dense_forward(out, in, l->w, l->b, B, l->in_size, l->out_size);
+            dp_dense_forward(out, inp, l->w, l->b, nb, l->in_size, l->out_size);
             break;
         case DP_LAYER_CONV:
-            dp_conv2d_forward(out, m->cols, in, l->w, l->b, B, l->conv_block, &l->conv);
+            dp_conv2d_forward(out, lane_ws(l, j, lo), inp, l->w, l->b, nb, &l->conv);
             break;
-        case DP_LAYER_MAXPOOL: dp_maxpool_forward(out, l->argmax, in, B, &l->pool); break;
-        case DP_LAYER_ACT: dp_act_forward(out, out, B * l->out_size, &l->spec.act); break;
+        case DP_LAYER_MAXPOOL:
+            dp_maxpool_forward(out, l->argmax + lo * l->out_size, inp, nb, &l->pool);
+            break;
+        case DP_LAYER_ACT: dp_act_forward(out, out, nb * l->out_size, &l->spec.act); break;
         case DP_LAYER_FLATTEN: break;
         }
     }
 }
 
-void dp_model_backward_batch(dp_model *m, const int *y, size_t B, double *grad, double *sq)
+/* The error pass of examples lo .. lo+nb-1 after forward_lane: every error buffer's rows,
+ * and sq (the chunk's norms) += the per-example squared gradient norms when sq != NULL. */
+static void backward_lane(dp_model *m, int j, const int *y, size_t lo, size_t nb, double *sq)
 {
     for (size_t b = 1; b < m->n_bufs; b++)
-        memset(m->dact[b], 0, B * m->buf_size[b] * sizeof *m->dact[b]);
+        memset(m->dact[b] + lo * m->buf_size[b], 0, nb * m->buf_size[b] * sizeof *m->dact[b]);
     const dp_layer *top = &m->layers[m->n_layers - 1];
-    dp_softmax_ce_backward(m->dact[top->out_buf], dp_model_logits(m), y, B, m->n_classes);
+    dp_softmax_ce_backward(m->dact[top->out_buf] + lo * top->out_size,
+                           dp_model_logits(m) + lo * top->out_size, y + lo, nb, m->n_classes);
     for (size_t i = m->n_layers; i-- > 0;) {
         dp_layer *l = &m->layers[i];
-        const double *in = dp_model_in(m, l);
-        double *dout = m->dact[l->out_buf];
-        double *dinp = l->in_buf ? m->dact[l->in_buf] : NULL;
-        double *dw = grad && l->n_w ? grad + l->w_off : NULL;
-        double *db = grad && l->n_w ? grad + l->b_off : NULL;
+        const double *inp = dp_model_in(m, l) + lo * l->in_size;
+        double *dout = m->dact[l->out_buf] + lo * l->out_size;
+        double *dinp = l->in_buf ? m->dact[l->in_buf] + lo * l->in_size : NULL;
+        double *s = sq ? sq + lo : NULL;
         switch (l->spec.kind) {
         case DP_LAYER_DENSE:
-            dp_dense_backward(dinp, dw, db, dout, in, l->w, B, l->in_size, l->out_size);
-            if (sq) dp_dense_pex_sqnorm(sq, dout, in, B, l->in_size, l->out_size);
+            dp_dense_backward(dinp, NULL, NULL, dout, inp, l->w, nb, l->in_size, l->out_size);
+            if (s) dp_dense_pex_sqnorm(s, dout, inp, nb, l->in_size, l->out_size);
             break;
-        case DP_LAYER_CONV:
-            if (sq && l->pex_method == DP_CONV_PEX_STORED) {
+        case DP_LAYER_CONV: {
+            dp_conv_ws *ws = lane_ws(l, j, lo);
+            if (s && l->pex_method == DP_CONV_PEX_STORED) {
                 size_t row = l->n_w + l->n_b;
-                dp_conv2d_pex_grads(l->pex_g, m->cols, dout, in, B, l->conv_block, &l->conv);
-                for (size_t k = 0; k < B; k++)
-                    sq[k] += dp_dot(l->pex_g + k * row, l->pex_g + k * row, row);
-            } else if (sq) {
-                dp_conv2d_pex_sqnorm(sq, m->cols, m->gbuf, dout, in, B, l->conv_block,
-                                     &l->conv, l->pex_method);
+                double *g = l->pex_g + lo * row;
+                dp_conv2d_pex_grads(g, ws, dout, inp, nb, &l->conv, l->conv_keep);
+                for (size_t k = 0; k < nb; k++) s[k] += dp_dot(g + k * row, g + k * row, row);
+            } else if (s) {
+                dp_conv2d_pex_sqnorm(s, ws, dout, inp, nb, &l->conv, l->pex_method,
+                                     l->conv_keep);
             }
-            if (dinp || dw)
-                dp_conv2d_backward(dinp, dw, db, m->cols, dout, in, l->w, B, l->conv_block,
-                                   &l->conv);
+            if (dinp)
+                dp_conv2d_backward(dinp, NULL, NULL, ws, dout, inp, l->w, nb, &l->conv,
+                                   l->conv_keep);
             break;
+        }
         case DP_LAYER_MAXPOOL:
-            if (dinp) dp_maxpool_backward(dinp, dout, l->argmax, B, &l->pool);
+            if (dinp)
+                dp_maxpool_backward(dinp, dout, l->argmax + lo * l->out_size, nb, &l->pool);
             break;
         case DP_LAYER_ACT:
             /* in place: the error of the output becomes the error of the input */
             if (l->in_buf)
-                dp_act_backward(dout, dout, m->act[l->out_buf], B * l->out_size,
-                                &l->spec.act);
+                dp_act_backward(dout, dout, m->act[l->out_buf] + lo * l->out_size,
+                                nb * l->out_size, &l->spec.act);
             break;
         case DP_LAYER_FLATTEN: break;
         }
     }
+}
+
+/* grad (n_params) += the weight gradients of examples lo .. lo+nb-1 from the errors the
+ * error pass left in m->dact, each example's scaled by c[i] when c != NULL (the chunk's
+ * clip factors): the rows of the errors are scaled in place, except for a STORED conv,
+ * whose stored per-example gradients are summed with weights c by one GEMV instead. */
+static void weight_grads_lane(dp_model *m, int j, size_t lo, size_t nb, double *grad,
+                              const double *c)
+{
+    for (size_t i = 0; i < m->n_layers; i++) {
+        dp_layer *l = &m->layers[i];
+        if (!l->n_w) continue;
+        double *dw = grad + l->w_off, *db = grad + l->b_off;
+        if (c && l->pex_method == DP_CONV_PEX_STORED) {
+            /* grad[w; b] += c^T G: one GEMV over the stored gradients */
+            size_t row = l->n_w + l->n_b;
+            dp_gemm(0, 0, 1, row, nb, 1.0, c + lo, nb, l->pex_g + lo * row, row, 1.0, dw, row);
+            continue;
+        }
+        const double *in = dp_model_in(m, l) + lo * l->in_size;
+        double *dout = m->dact[l->out_buf] + lo * l->out_size;
+        if (c)
+            for (size_t k = 0; k < nb; k++)
+                if (c[lo + k] != 1.0) dp_scal(dout + k * l->out_size, c[lo + k], l->out_size);
+        if (l->spec.kind == DP_LAYER_DENSE)
+            dp_dense_backward(NULL, dw, db, dout, in, l->w, nb, l->in_size, l->out_size);
+        else
+            dp_conv2d_backward(NULL, dw, db, lane_ws(l, j, lo), dout, in, l->w, nb, &l->conv,
+                               l->conv_keep);
+    }
+}
+
+// ---- lanes on threads -----------------------------------------------------------------------
+
+typedef struct lane_job {
+    dp_model *m;
+    int lane;
+    size_t B;         /* the chunk */
+    const double *x;  /* forward the lane's rows of this chunk when non-NULL */
+    const int *y;     /* then its loss and error pass when non-NULL */
+    double *sq;       /* with the per-example norms when non-NULL */
+    double *grad;     /* then its weight gradients into grad when non-NULL */
+    const double *c;  /* scaled by these clip factors when non-NULL */
+    double loss;      /* out: the lane's summed loss (with y) */
+} lane_job;
+
+/* Lane j's weight gradients go to their own buffer when there are several lanes, added
+ * in lane order afterwards: a fixed reduction whatever the thread count. */
+static double *lane_grad(dp_model *m, int j, double *grad)
+{
+    return m->lanes > 1 ? m->lgrad + (size_t)j * m->n_params : grad;
+}
+
+static void run_lane(lane_job *job)
+{
+    dp_model *m = job->m;
+    size_t lo = lane_lo(job->B, m->lanes, job->lane);
+    size_t nb = lane_lo(job->B, m->lanes, job->lane + 1) - lo;
+    if (nb == 0) return;
+    if (job->x) forward_lane(m, job->lane, job->x, lo, nb);
+    if (job->y) {
+        const dp_layer *top = &m->layers[m->n_layers - 1];
+        job->loss = dp_softmax_ce_forward(NULL, dp_model_logits(m) + lo * top->out_size,
+                                          job->y + lo, nb, m->n_classes);
+        backward_lane(m, job->lane, job->y, lo, nb, job->sq);
+    }
+    if (job->grad) {
+        double *g = lane_grad(m, job->lane, job->grad);
+        if (g != job->grad) memset(g, 0, m->n_params * sizeof *g);
+        weight_grads_lane(m, job->lane, lo, nb, g, job->c);
+    }
+}
+
+typedef struct lane_thread {
+    lane_job *jobs;
+    int first, step, lanes;
+} lane_thread;
+
+static void *lane_worker(void *arg)
+{
+    const lane_thread *t = arg;
+    for (int j = t->first; j < t->lanes; j += t->step) run_lane(&t->jobs[j]);
+    return NULL;
+}
+
+/* Run the lanes of a chunk as job says: on min(lanes, BLAS threads) threads, each lane's
+ * BLAS calls single-threaded meanwhile (the BLAS thread count is restored afterwards).
+ * Each lane writes only its own rows, workspace and gradient buffer, so the thread count
+ * changes nothing but time. Returns the summed loss, added in lane order; the lanes'
+ * weight gradients are added to job->grad in lane order. */
+static double run_lanes(const lane_job *job)
+{
+    dp_model *m = job->m;
+    lane_job jobs[DP_MODEL_LANES];
+    lane_thread th[DP_MODEL_LANES];
+    pthread_t tid[DP_MODEL_LANES];
+    int started[DP_MODEL_LANES] = {0};
+    int L = m->lanes, blas = dp_blas_threads(), T = blas < L ? blas : L;
+    if (job->x) m->x = m->input_mode == 0 ? job->x : m->act[0];
+    for (int j = 0; j < L; j++) {
+        jobs[j] = *job;
+        jobs[j].lane = j;
+        jobs[j].loss = 0.0;
+    }
+    if (T > 1) dp_blas_set_threads(1);
+    for (int t = 0; t < T; t++) th[t] = (lane_thread){jobs, t, T, L};
+    for (int t = 1; t < T; t++)
+        started[t] = pthread_create(&tid[t], NULL, lane_worker, &th[t]) == 0;
+    lane_worker(&th[0]);
+    /* A thread that could not start leaves its lanes to this one: same numbers. */
+    for (int t = 1; t < T; t++) {
+        if (started[t]) pthread_join(tid[t], NULL);
+        else lane_worker(&th[t]);
+    }
+    if (T > 1) dp_blas_set_threads(blas);
+    double loss = 0.0;
+    for (int j = 0; j < L; j++) {
+        loss += jobs[j].loss;
+        if (job->grad && L > 1 && lane_lo(job->B, L, j + 1) > lane_lo(job->B, L, j))
+            dp_axpy(job->grad, 1.0, lane_grad(m, j, job->grad), m->n_params);
+    }
+    return loss;
+}
+
+// ---- forward / backward of a chunk -----------------------------------------------------------
+
+void dp_model_forward_batch(dp_model *m, const double *x, size_t B)
+{
+    assert(B <= m->max_batch);
+    run_lanes(&(lane_job){.m = m, .B = B, .x = x});
+}
+
+void dp_model_backward_batch(dp_model *m, const int *y, size_t B, double *grad, double *sq)
+{
+    run_lanes(&(lane_job){.m = m, .B = B, .y = y, .sq = sq, .grad = grad});
+}
+
+double dp_model_forward_backward(dp_model *m, const double *x, const int *y, size_t B,
+                                 double *grad, double *sq)
+{
+    assert(B <= m->max_batch);
+    return run_lanes(&(lane_job){.m = m, .B = B, .x = x, .y = y, .sq = sq, .grad = grad});
+}
+
+void dp_model_weight_grads(dp_model *m, size_t B, double *grad, const double *c)
+{
+    run_lanes(&(lane_job){.m = m, .B = B, .grad = grad, .c = c});
 }
 
 // ---- steps and evaluation -----------------------------------------------------------------
@@ -446,9 +692,7 @@ double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
     double total = 0.0;
     for (size_t n0 = 0; n0 < B; n0 += m->max_batch) {
         size_t nb = B - n0 < m->max_batch ? B - n0 : m->max_batch;
-        dp_model_forward_batch(m, x + n0 * m->in_size, nb);
-        total += dp_softmax_ce_forward(NULL, dp_model_logits(m), y + n0, nb, m->n_classes);
-        dp_model_backward_batch(m, y + n0, nb, grad_sum, NULL);
+        total += dp_model_forward_backward(m, x + n0 * m->in_size, y + n0, nb, grad_sum, NULL);
     }
     return total;
 }

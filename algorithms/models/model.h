@@ -18,8 +18,19 @@
  * whose first layer is dense/flatten reads x as is (its weights see CHW order).
  *
  * Loss: softmax cross-entropy (log-sum-exp) on the final n_classes outputs.
- * Double precision: this first version is exact enough for 1e-10 gradient tests; float
- * is the planned speed step (DESIGN.md, house rule 11).
+ * Precision: parameters, activations and gradients are double; convolutions compute
+ * their products in float (conv.c: 1e-5 relative), dense layers in double (1e-10).
+ *
+ * Lanes: a model with a convolution splits every chunk of B examples into
+ * DP_MODEL_LANES fixed parts, example j*B/L up to (j+1)*B/L for lane j, and runs each
+ * lane's forward pass, error pass and per-example norms on its own thread with
+ * single-threaded BLAS (the skinny conv GEMMs scale badly inside BLAS, and the rest of a
+ * pass, im2col, pooling and activations, does not run on BLAS threads at all). Threads:
+ * as many as the BLAS thread count in force (dp_blas_threads), at most one per lane; a
+ * sweep worker with one BLAS thread runs its lanes in turn. Each lane also forms the
+ * weight gradient of its examples, in its own buffer; the buffers are added in lane
+ * order. Every result is computed by the same calls in the same order whatever the
+ * thread count, so results do not depend on it, bit for bit (tested).
  * A model is not thread-safe: its workspaces are shared by all calls.
  */
 #ifndef DPERM_MODEL_H
@@ -31,6 +42,9 @@
 #include "../base/err.h"
 #include "../base/rng.h"
 #include "layers.h"
+
+/* Lanes of a model with a convolution (1 for the others). */
+#define DP_MODEL_LANES 2
 
 typedef enum {
     DP_LAYER_DENSE = 1,   /* units outputs */
@@ -62,7 +76,11 @@ typedef struct dp_layer {
     double *w, *b;                 /* into params, NULL if none */
     int in_buf, out_buf;           /* activation buffers (0 = the model input) */
     dp_conv_shape conv;
-    size_t conv_block;             /* examples per im2col block */
+    dp_conv_ws conv_ws[DP_MODEL_LANES]; /* float workspace of each lane */
+    dp_conv_ws conv_all;           /* the whole chunk's view (weight gradients) */
+    float *conv_cols, *conv_d;     /* (max_batch*P, K), (max_batch*P, OC) when the whole
+                                    * chunk's patches are kept (conv_keep), else NULL */
+    int conv_keep;                 /* patches of a forward stay for the backward */
     int pex_method;                /* DP_CONV_PEX_STORED, _DIRECT or _GRAM (see build) */
     double *pex_g;                 /* conv: (max_batch, n_w + n_b) per-example gradients
                                     * when they fit the budget, else NULL */
@@ -79,6 +97,7 @@ typedef struct dp_model {
     size_t n_params;
     double *params;                /* the flat parameter buffer, owned */
     size_t max_batch;
+    int lanes;                     /* DP_MODEL_LANES with a conv layer, else 1 */
 
     /* Workspaces: internal to model.c / pexgrad.c. */
     int input_mode;                /* 0: read x in place, 1: copy, 2: CHW -> HWC */
@@ -86,8 +105,10 @@ typedef struct dp_model {
     size_t n_bufs;
     double **act, **dact;          /* (n_bufs): activation and error buffers */
     size_t *buf_size;              /* per-example size of each buffer */
-    double *cols, *gbuf, *sq;      /* im2col, per-example conv work, (max_batch) norms */
+    double *gbuf, *sq;             /* one conv's per-example gradient row, (max_batch) norms */
+    double *lgrad;                 /* (lanes, n_params) weight gradients of each lane */
     double *mem;                   /* one allocation behind all double workspaces */
+    float *fmem;                   /* behind the conv layers' float workspaces */
     int *imem;                     /* behind the maxpool argmax buffers */
 } dp_model;
 
@@ -193,9 +214,9 @@ void dp_model_smooth_destroy(dp_model_smooth *s);
  * x_i). x is (B, in_size), y (B); any B (in chunks of s->chunk <= max_batch).
  * clip > 0, INFINITY allowed; 1 <= K <= s->max_k. m->params is not written (bit for bit):
  * the layers' weight pointers point at s's perturbed copy during the call and are
- * restored. K = 1, sigma_s = 0 gives dp_model_clipped_grad's result bit for bit when
- * s->chunk == max_batch and every conv layer reading a hidden buffer is STORED (the
- * cnn_mnist and MLP defaults), otherwise to rounding. Cannot fail. */
+ * restored. K = 1, sigma_s = 0 gives dp_model_clipped_grad's result bit for bit for a
+ * model without convolutions when s->chunk == max_batch, otherwise to rounding (float
+ * rounding with convolutions, summed lane by lane there). Cannot fail. */
 double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const double *x,
                                       const int *y, size_t B, double clip, int K,
                                       double sigma_s, dp_rng *rng, double *clipped_sum,

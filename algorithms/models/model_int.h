@@ -33,4 +33,14 @@ void dp_model_forward_batch(dp_model *m, const double *x, size_t B);
  * errors of every layer output afterwards. */
 void dp_model_backward_batch(dp_model *m, const int *y, size_t B, double *grad, double *sq);
 
+/* Forward, backward and (grad != NULL) the weight gradients in one run of the lanes;
+ * returns the summed loss of the chunk, added in lane order. */
+double dp_model_forward_backward(dp_model *m, const double *x, const int *y, size_t B,
+                                 double *grad, double *sq);
+
+/* grad (n_params) += sum_i c_i g_i over the chunk of the last error pass, g_i example i's
+ * gradient, c (B) the clip factors or NULL for all ones. Rows of m->dact of examples with
+ * c_i != 1 are scaled in place (STORED convs use their stored gradients instead). */
+void dp_model_weight_grads(dp_model *m, size_t B, double *grad, const double *c);
+
 #endif

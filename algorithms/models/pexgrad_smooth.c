@@ -51,8 +51,10 @@
  * perturbations (the numbers are the same; only their cost is repeated).
  * With sigma_s = 0 the parameters are used in place (no copy), and with K = 1 every sum
  * over copies is a copy, every 1/K a 1, so the result is bit for bit
- * dp_model_clipped_grad's when the chunks agree and the conv layers reading a hidden
- * buffer are STORED (as in cnn_mnist at batch 256; tested).
+ * dp_model_clipped_grad's for a model without convolutions when the chunks agree
+ * (tested). A model with convolutions agrees to float rounding (tested to 1e-5):
+ * dp_model_clipped_grad forms its sums lane by lane (model.h, Lanes), this file over
+ * the whole chunk.
  *
  * Cost. K forward and error-backward passes are inherent in Alg. 2, plus K draws of
  * n_params normals; what is done once is the first layer's weight gradient (shared
@@ -184,14 +186,14 @@ static void point_params(dp_model *m, double *base)
 /* g (B, OC*K + OC) += per-example gradients of a convolution, in the row layout of
  * dp_conv2d_pex_grads. tmp is one row of workspace; examples go one at a time (im2col of
  * one example, one GEMM: the same products as the batched call). */
-static void conv_pex_grads_add(double *g, double *tmp, double *cols, const double *dout,
+static void conv_pex_grads_add(double *g, double *tmp, dp_conv_ws *ws, const double *dout,
                                const double *inp, size_t B, const dp_conv_shape *s)
 {
     // dout is (B,OH,OW,OC), inp (B,H,W,C), g (B, OC*K + OC), tmp (OC*K + OC)
     size_t P = dp_conv_patches(s), OC = (size_t)s->oc;
     size_t in_sz = (size_t)s->h * s->w * s->c, row = OC * dp_conv_k(s) + OC;
     for (size_t n = 0; n < B; n++) {
-        dp_conv2d_pex_grads(tmp, cols, dout + n * P * OC, inp + n * in_sz, 1, 1, s);
+        dp_conv2d_pex_grads(tmp, ws, dout + n * P * OC, inp + n * in_sz, 1, s, 0);
         dp_axpy(g + n * row, 1.0, tmp, row);
     }
 }
@@ -222,7 +224,7 @@ static void dense_gram_sqnorm(double *sq, const double *d, const double *a, size
 static void collect_copy(dp_model *m, dp_model_smooth *s, size_t k, size_t nb)
 {
     for (size_t i = 0; i < m->n_layers; i++) {
-        const dp_layer *l = &m->layers[i];
+        dp_layer *l = &m->layers[i];
         dp_model_smooth_layer *sl = &s->layer[i];
         const double *dout = m->dact[l->out_buf], *in = dp_model_in(m, l);
         size_t O = l->out_size, I = l->in_size;
@@ -237,8 +239,8 @@ static void collect_copy(dp_model *m, dp_model_smooth *s, size_t k, size_t nb)
             break;
         case SM_CONV: { /* per-example gradients summed over the copies */
             double *g = sl->g ? sl->g : l->pex_g;
-            if (k == 0) dp_conv2d_pex_grads(g, m->cols, dout, in, nb, l->conv_block, &l->conv);
-            else conv_pex_grads_add(g, m->gbuf, m->cols, dout, in, nb, &l->conv);
+            if (k == 0) dp_conv2d_pex_grads(g, &l->conv_all, dout, in, nb, &l->conv, 0);
+            else conv_pex_grads_add(g, m->gbuf, &l->conv_all, dout, in, nb, &l->conv);
             break;
         }
         }
@@ -310,8 +312,7 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
                     }
                 } else if (l->pex_method == DP_CONV_PEX_STORED && l->pex_g) {
                     size_t row = l->n_w + l->n_b;
-                    dp_conv2d_pex_grads(l->pex_g, m->cols, sl->d, in, nb, l->conv_block,
-                                        &l->conv);
+                    dp_conv2d_pex_grads(l->pex_g, &l->conv_all, sl->d, in, nb, &l->conv, 0);
                     for (size_t e = 0; e < nb; e++)
                         c[e] += dp_dot(l->pex_g + e * row, l->pex_g + e * row, row) * invk2;
                 } else {
@@ -319,8 +320,8 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
                                      ? dp_conv_pex_choose(&l->conv)
                                      : l->pex_method;
                     memset(s->tmp, 0, nb * sizeof *s->tmp);
-                    dp_conv2d_pex_sqnorm(s->tmp, m->cols, m->gbuf, sl->d, in, nb,
-                                         l->conv_block, &l->conv, method);
+                    dp_conv2d_pex_sqnorm(s->tmp, &l->conv_all, sl->d, in, nb, &l->conv,
+                                         method, 0);
                     for (size_t e = 0; e < nb; e++) c[e] += s->tmp[e] * invk2;
                 }
                 break;
@@ -359,8 +360,8 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
                 if (l->spec.kind == DP_LAYER_DENSE)
                     dp_dense_backward(NULL, dw, db, sl->d, in, l->w, nb, I, O);
                 else
-                    dp_conv2d_backward(NULL, dw, db, m->cols, sl->d, in, l->w, nb,
-                                       l->conv_block, &l->conv);
+                    dp_conv2d_backward(NULL, dw, db, &l->conv_all, sl->d, in, l->w, nb,
+                                       &l->conv, 0);
                 break;
             case SM_DENSE:
                 for (size_t k = 0; k < Kz; k++) scale_rows(sl->d + k * nb * O, c, nb, O);

@@ -3,9 +3,12 @@
  * References: central finite differences of the scalar L = <R, forward(.)> for a random
  * R, so the backward pass is fed dout = R (h = 1e-6 on O(1) values: truncation ~1e-12,
  * rounding ~1e-10, so a relative error <= 1e-6 over the whole gradient has ample room and
- * still catches any wrong term); the textbook 7-loop convolution for the im2col forward
- * (<= 1e-12); explicit per-example gradients (one-example backward calls) for the
- * per-example norms (<= 1e-10).
+ * still catches any wrong term); the textbook 7-loop convolution for the im2col forward;
+ * explicit per-example gradients for the per-example norms (<= 1e-10).
+ * The convolution computes its products in float (conv.c), so it is held to 1e-5 relative
+ * error against double references: the 7-loop forward, central differences of that
+ * double forward (not of the float one, whose rounding the step would amplify), and a
+ * double brute-force loop over each example's pixels for the per-example gradients.
  */
 #include <check.h>
 #include <math.h>
@@ -144,16 +147,28 @@ START_TEST(test_conv_shapes)
 }
 END_TEST
 
+/* Float products against double references (conv.c's precision). */
+#define CONV_TOL 1e-5
+
 typedef struct {
-    double *x, *w, *b, *cols;
-    size_t B, block;
+    double *x, *w, *b;
+    float *mem;
+    dp_conv_ws ws;
+    size_t B;
     dp_conv_shape s;
 } conv_ctx;
 
 static void conv_fwd(void *p, double *out)
 {
     conv_ctx *c = p;
-    dp_conv2d_forward(out, c->cols, c->x, c->w, c->b, c->B, c->block, &c->s);
+    dp_conv2d_forward(out, &c->ws, c->x, c->w, c->b, c->B, &c->s);
+}
+
+/* the double reference: the 7-loop convolution */
+static void conv_fwd_naive(void *p, double *out)
+{
+    conv_ctx *c = p;
+    dp_conv2d_forward_naive(out, c->x, c->w, c->b, c->B, &c->s);
 }
 
 /* Geometries: (C,H,W, OC, k, stride, pad) covering same/valid/explicit, strides 1-3,
@@ -167,14 +182,42 @@ static void conv_setup(conv_ctx *c, dp_rng *r, const int *g, size_t B, size_t bl
 {
     ck_assert_int_eq(dp_conv_shape_init(&c->s, g[0], g[1], g[2], g[3], g[4], g[4], g[5], g[6]),
                      0);
-    c->B = B, c->block = block;
+    c->B = B;
     c->x = gauss(r, B * g[0] * g[1] * g[2], 1);
     c->w = gauss(r, (size_t)g[3] * dp_conv_k(&c->s), 0.5);
     c->b = gauss(r, (size_t)g[3], 0.5);
-    c->cols = zeros(block * dp_conv_patches(&c->s) * dp_conv_k(&c->s));
+    c->mem = calloc(dp_conv_ws_floats(&c->s, block), sizeof *c->mem);
+    ck_assert_ptr_nonnull(c->mem);
+    dp_conv_ws_init(&c->ws, c->mem, &c->s, block);
 }
 
-static void conv_free(conv_ctx *c) { free(c->x), free(c->w), free(c->b), free(c->cols); }
+static void conv_free(conv_ctx *c) { free(c->x), free(c->w), free(c->b), free(c->mem); }
+
+/* Brute force in double: example n's weight gradient gw (OC,KH,KW,C) and bias gradient
+ * gb (OC) for output error R (B,OH,OW,OC), one output pixel and tap at a time. */
+static void conv_grad_naive(double *gw, double *gb, const double *R, const double *x, size_t n,
+                            const dp_conv_shape *s)
+{
+    size_t C = (size_t)s->c, in_sz = (size_t)s->h * s->w * C, OC = (size_t)s->oc;
+    size_t P = dp_conv_patches(s);
+    memset(gw, 0, OC * dp_conv_k(s) * sizeof *gw);
+    memset(gb, 0, OC * sizeof *gb);
+    for (int oy = 0; oy < s->oh; oy++)
+        for (int ox = 0; ox < s->ow; ox++)
+            for (size_t o = 0; o < OC; o++) {
+                double r = R[n * P * OC + ((size_t)oy * s->ow + ox) * OC + o];
+                gb[o] += r;
+                for (int ky = 0; ky < s->kh; ky++)
+                    for (int kx = 0; kx < s->kw; kx++) {
+                        int iy = oy * s->stride - s->pad_t + ky;
+                        int ix = ox * s->stride - s->pad_l + kx;
+                        if (iy < 0 || iy >= s->h || ix < 0 || ix >= s->w) continue;
+                        for (size_t c = 0; c < C; c++)
+                            gw[((o * s->kh + ky) * s->kw + kx) * C + c] +=
+                                r * x[n * in_sz + ((size_t)iy * s->w + ix) * C + c];
+                    }
+            }
+}
 
 START_TEST(test_conv_naive)
 {
@@ -187,8 +230,8 @@ START_TEST(test_conv_naive)
             size_t n_out = 5 * dp_conv_patches(&c.s) * (size_t)c.s.oc;
             double *o1 = zeros(n_out), *o2 = zeros(n_out);
             conv_fwd(&c, o1);
-            dp_conv2d_forward_naive(o2, c.x, c.w, c.b, 5, &c.s);
-            ck_assert_double_le(rel_err(o1, o2, n_out), 1e-12);
+            conv_fwd_naive(&c, o2);
+            ck_assert_double_le(rel_err(o1, o2, n_out), CONV_TOL);
             free(o1), free(o2);
             conv_free(&c);
         }
@@ -208,12 +251,12 @@ START_TEST(test_conv_fd)
         double *R = gauss(&r, no, 1), *out = zeros(no);
         double *dx = zeros(nx), *dw = zeros(nw), *db = zeros(nb);
         double *fx = zeros(nx), *fw = zeros(nw), *fb = zeros(nb);
-        dp_conv2d_backward(dx, dw, db, c.cols, R, c.x, c.w, B, c.block, &c.s);
-        fd_grad(fx, conv_fwd, &c, c.x, nx, R, out, no);
-        fd_grad(fw, conv_fwd, &c, c.w, nw, R, out, no);
-        fd_grad(fb, conv_fwd, &c, c.b, nb, R, out, no);
-        ck_assert_double_le(rel_err(dx, fx, nx), FD_TOL);
-        ck_assert_double_le(rel_err(dw, fw, nw), FD_TOL);
+        dp_conv2d_backward(dx, dw, db, &c.ws, R, c.x, c.w, B, &c.s, 0);
+        fd_grad(fx, conv_fwd_naive, &c, c.x, nx, R, out, no);
+        fd_grad(fw, conv_fwd_naive, &c, c.w, nw, R, out, no);
+        fd_grad(fb, conv_fwd_naive, &c, c.b, nb, R, out, no);
+        ck_assert_double_le(rel_err(dx, fx, nx), CONV_TOL);
+        ck_assert_double_le(rel_err(dw, fw, nw), CONV_TOL);
         ck_assert_double_le(rel_err(db, fb, nb), FD_TOL);
         free(R), free(out), free(dx), free(dw), free(db), free(fx), free(fw), free(fb);
         conv_free(&c);
@@ -221,7 +264,42 @@ START_TEST(test_conv_fd)
 }
 END_TEST
 
-/* Both per-example methods against one-example backward calls. */
+/* have_cols: the patches a forward left behind give bit for bit what a fresh im2col gives,
+ * for the backward, the norms and the per-example gradients. */
+START_TEST(test_conv_have_cols)
+{
+    dp_rng r;
+    dp_rng_init(&r, 24, DP_STREAM_TEST);
+    for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++) {
+        enum { B = 4 };
+        conv_ctx c;
+        conv_setup(&c, &r, geoms[gi], B, B);
+        size_t nx = B * (size_t)c.s.c * c.s.h * c.s.w, nw = (size_t)c.s.oc * dp_conv_k(&c.s);
+        size_t no = B * dp_conv_patches(&c.s) * (size_t)c.s.oc, row = nw + (size_t)c.s.oc;
+        double *R = gauss(&r, no, 1), *out = zeros(no);
+        double *dx[2], *dw[2], *db[2], *g[2], sq[2][B];
+        for (int have = 0; have < 2; have++) {
+            dx[have] = zeros(nx), dw[have] = zeros(nw), db[have] = zeros((size_t)c.s.oc);
+            g[have] = zeros(B * row);
+            memset(sq[have], 0, sizeof sq[have]);
+            conv_fwd(&c, out); /* fills the patches; have = 0 recomputes them */
+            dp_conv2d_backward(dx[have], dw[have], db[have], &c.ws, R, c.x, c.w, B, &c.s, have);
+            dp_conv2d_pex_sqnorm(sq[have], &c.ws, R, c.x, B, &c.s, DP_CONV_PEX_GRAM, have);
+            dp_conv2d_pex_grads(g[have], &c.ws, R, c.x, B, &c.s, have);
+        }
+        ck_assert_mem_eq(dx[0], dx[1], nx * sizeof *dx[0]);
+        ck_assert_mem_eq(dw[0], dw[1], nw * sizeof *dw[0]);
+        ck_assert_mem_eq(db[0], db[1], (size_t)c.s.oc * sizeof *db[0]);
+        ck_assert_mem_eq(sq[0], sq[1], sizeof sq[0]);
+        ck_assert_mem_eq(g[0], g[1], B * row * sizeof *g[0]);
+        for (int have = 0; have < 2; have++) free(dx[have]), free(dw[have]), free(db[have]), free(g[have]);
+        free(R), free(out);
+        conv_free(&c);
+    }
+}
+END_TEST
+
+/* Both norm methods and the stored per-example gradients against the double brute force. */
 START_TEST(test_conv_pex)
 {
     dp_rng r;
@@ -231,25 +309,25 @@ START_TEST(test_conv_pex)
         conv_ctx c;
         conv_setup(&c, &r, geoms[gi], B, 2);
         size_t P = dp_conv_patches(&c.s), K = dp_conv_k(&c.s), OC = (size_t)c.s.oc;
-        size_t in_sz = (size_t)c.s.c * c.s.h * c.s.w;
+        size_t row = OC * K + OC;
         double *R = gauss(&r, B * P * OC, 1), ref[B];
+        double *gref = zeros(B * row), *g = zeros(B * row);
         for (size_t i = 0; i < B; i++) {
-            double *gw = zeros(OC * K), *gb = zeros(OC);
-            dp_conv2d_backward(NULL, gw, gb, c.cols, R + i * P * OC, c.x + i * in_sz, c.w, 1,
-                               1, &c.s);
+            double *gi_ = gref + i * row;
+            conv_grad_naive(gi_, gi_ + OC * K, R, c.x, i, &c.s);
             ref[i] = 0.0;
-            for (size_t j = 0; j < OC * K; j++) ref[i] += gw[j] * gw[j];
-            for (size_t j = 0; j < OC; j++) ref[i] += gb[j] * gb[j];
-            free(gw), free(gb);
+            for (size_t j = 0; j < row; j++) ref[i] += gi_[j] * gi_[j];
         }
         for (int method = DP_CONV_PEX_DIRECT; method <= DP_CONV_PEX_GRAM; method++) {
             double sq[B] = {0};
-            double *gbuf = zeros(dp_conv_pex_ws(&c.s, method));
-            dp_conv2d_pex_sqnorm(sq, c.cols, gbuf, R, c.x, B, c.block, &c.s, method);
-            for (size_t i = 0; i < B; i++) ck_assert_double_le(fabs(sq[i] - ref[i]), 1e-10 * ref[i]);
-            free(gbuf);
+            dp_conv2d_pex_sqnorm(sq, &c.ws, R, c.x, B, &c.s, method, 0);
+            for (size_t i = 0; i < B; i++)
+                ck_assert_double_le(fabs(sq[i] - ref[i]), CONV_TOL * ref[i]);
         }
-        free(R);
+        dp_conv2d_pex_grads(g, &c.ws, R, c.x, B, &c.s, 0);
+        for (size_t i = 0; i < B; i++)
+            ck_assert_double_le(rel_err(g + i * row, gref + i * row, row), CONV_TOL);
+        free(R), free(gref), free(g);
         conv_free(&c);
     }
 }
@@ -429,6 +507,7 @@ static Suite *layers_suite(void)
     suite_add_tcase(s, tcase("layers-2.3", test_conv_fd));
     suite_add_tcase(s, tcase("layers-2.4", test_conv_pex));
     suite_add_tcase(s, tcase("layers-2.5", test_conv_choose));
+    suite_add_tcase(s, tcase("layers-2.6", test_conv_have_cols));
     suite_add_tcase(s, tcase("layers-3.1", test_pool_fd));
     suite_add_tcase(s, tcase("layers-4.1", test_act_fd));
     suite_add_tcase(s, tcase("layers-5.1", test_softmax_ce));
