@@ -28,7 +28,8 @@ static const char *const GRID_KEYS[] = {"dataset", "model",   "privacy", "train"
 static const char *const REPORT_KEYS[] = {"tables", "figures", "claims", "formats"};
 static const char *const TABLE_KEYS[] = {"name",      "title",     "rows",   "cols",
                                          "cell",      "aggregate", "reference", "digits",
-                                         "where",     "select"};
+                                         "where",     "select",    "cell_notes"};
+static const char *const CELL_NOTE_KEYS[] = {"where", "text"};
 static const char *const SELECT_KEYS[] = {"best_over", "by", "prefer"};
 static const char *const PREFER[] = {"max", "min"};
 static const char *const CLAIM_KEYS[] = {"text", "table", "better", "than", "for",
@@ -164,6 +165,32 @@ static int check_reference(const cfg_node *t, const char *where, dp_err *err)
     return rc;
 }
 
+/* cell_notes: a list of {where: {PATH: value(s)}, text: TEXT}; that each PATH is one of
+ * the table's rows or cols paths is checked when the table is built. */
+static int check_cell_notes(const cfg_node *t, const char *where, dp_err *err)
+{
+    char what[64];
+    const cfg_node *l = cfg_get(t, "cell_notes");
+    const char *s;
+    if (!l) return 0;
+    if (l->kind != CFG_SEQ)
+        return cfg_error(err, l, 0, "%s.cell_notes: expected a list of {where: {PATH: VALUE}, "
+                         "text: TEXT}", where);
+    for (size_t i = 0; i < l->n_items; i++) {
+        const cfg_node *n = l->items[i];
+        int rc;
+        snprintf(what, sizeof what, "%.30s.cell_notes[%zu]", where, i);
+        if ((rc = spec_expect_map(n, what, err)) ||
+            (rc = spec_check_keys(n, what, CELL_NOTE_KEYS, COUNT(CELL_NOTE_KEYS), err)))
+            return rc;
+        if (!cfg_get(n, "text")) return spec_missing(n, what, "text", err);
+        if (!cfg_get(n, "where")) return spec_missing(n, what, "where", err);
+        if ((rc = spec_read_string(n, what, "text", &s, err)) || (rc = check_where(n, what, err)))
+            return rc;
+    }
+    return 0;
+}
+
 static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_err *err)
 {
     char where[64], what[96];
@@ -200,6 +227,7 @@ static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_e
                                  COUNT(PREFER), &prefer, err)))
             return rc;
     }
+    if ((rc = check_cell_notes(t, where, err))) return rc;
     return check_where(t, where, err);
 }
 
