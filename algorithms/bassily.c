@@ -129,7 +129,8 @@ int dp_bassily_train(dp_linear *m, const dp_bassily_cfg *cfg, const dp_cvx_set *
                       .clip = plan->L,
                       .noise_multiplier = cfg->noise ? plan->noise_multiplier : 0.0,
                       .eval_every = cfg->eval_every,
-                      .seed = cfg->seed};
+                      .seed = cfg->seed,
+                      .secure_noise = cfg->secure_noise};
     return train->t ? dp_train_linear_reg(m, &c, train->x, train->t, train->n, test->x,
                                           test->t, test->n, result, err)
                     : dp_train_linear(m, &c, train->x, train->y, train->n, test->x, test->y,

@@ -26,6 +26,7 @@ typedef struct dp_bassily_cfg {
     int eval_every;        /* epochs (>= 1) */
     int noise;             /* 1: the lemma's noise; 0: sigma = 0 (debug) */
     uint64_t seed;
+    int secure_noise;      /* 1: the noise from getrandom on a grid (base/noise_source.h) */
 } dp_bassily_cfg;
 
 typedef struct dp_bassily_plan {

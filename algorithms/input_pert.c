@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/noise_source.h"
 #include "privacy/theorems.h"
 
 int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, size_t n,
@@ -67,12 +68,12 @@ int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, si
     return 0;
 }
 
-void dp_input_pert_perturb(dp_rng *r, double *xp, const double *x, size_t n, size_t d,
+void dp_input_pert_perturb(dp_noise *noise, double *xp, const double *x, size_t n, size_t d,
                            double sigma)
 {
     if (xp != x) memcpy(xp, x, n * d * sizeof *xp);
     if (!(sigma > 0.0)) return;
-    for (size_t i = 0; i < n; i++) dp_rng_add_gaussian_par(r, xp + i * d, d, sigma, 1);
+    for (size_t i = 0; i < n; i++) dp_noise_add_gaussian(noise, xp + i * d, d, sigma, 1);
 }
 
 int dp_input_pert_train(dp_linear *m, const dp_input_pert_cfg *cfg, const dp_cvx_set *train,
@@ -91,10 +92,17 @@ int dp_input_pert_train(dp_linear *m, const dp_input_pert_cfg *cfg, const dp_cvx
     size_t n = train->n, d = m->d;
     double *xp = malloc(n * d * sizeof *xp);
     if (!xp) return dp_err_set(err, DP_ENOMEM, "out of memory for the perturbed features");
-    dp_rng r;
-    dp_rng_init(&r, cfg->seed, DP_STREAM_NOISE);
+    dp_noise noise; /* seeded: DP_STREAM_NOISE; secure: getrandom (base/noise_source.h) */
+    if ((rc = dp_noise_init(&noise, cfg->seed, DP_STREAM_NOISE, cfg->secure_noise, err))) {
+        free(xp);
+        return rc;
+    }
     double sigma = cfg->noise ? plan->sigma : 0.0;
-    dp_input_pert_perturb(&r, xp, train->x, n, d, sigma);
+    dp_input_pert_perturb(&noise, xp, train->x, n, d, sigma);
+    if ((rc = dp_noise_check(&noise, err))) {
+        free(xp);
+        return rc;
+    }
     dp_train_cfg gd = {.algorithm = DP_ALGO_SGD,
                        .epochs = (int)plan->T,
                        .batch_size = n,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/noise_source.h"
 #include "base/rng.h"
 #include "convex_common.h"
 #include "models/linear.h"
@@ -25,6 +26,7 @@ typedef struct dp_input_pert_cfg {
     int eval_every;        /* curve points every this many GD steps (>= 1) */
     int noise;             /* 1: Alg. 1; 0: clean data (debug: gd bit for bit) */
     uint64_t seed;         /* the feature noise comes from DP_STREAM_NOISE */
+    int secure_noise;      /* 1: from getrandom on a grid instead (base/noise_source.h) */
 } dp_input_pert_cfg;
 
 typedef struct dp_input_pert_plan {
@@ -44,9 +46,10 @@ typedef struct dp_input_pert_plan {
 int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, size_t n,
                             dp_input_pert_plan *plan, dp_err *err);
 
-/* xp (n, d) = x + Z, Z's entries i.i.d. N(0, sigma^2), drawn row by row from *r
- * (dp_rng_add_gaussian_par, one call per row). xp may equal x. Cannot fail. */
-void dp_input_pert_perturb(dp_rng *r, double *xp, const double *x, size_t n, size_t d,
+/* xp (n, d) = x + Z, Z's entries i.i.d. N(0, sigma^2), drawn row by row from *noise
+ * (dp_noise_add_gaussian, one call per row: seeded, dp_rng_add_gaussian_par's numbers).
+ * xp may equal x. A secure draw can fail: check dp_noise_check before using xp. */
+void dp_input_pert_perturb(dp_noise *noise, double *xp, const double *x, size_t n, size_t d,
                            double sigma);
 
 /* Alg. 1 on m (zero weights): checks the clean rows against B, perturbs a copy of the

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/noise_source.h"
 #include "privacy/mechanisms.h"
 #include "privacy/theorems.h"
 
@@ -107,12 +108,23 @@ int dp_output_pert_make_plan(const dp_linear *m, const dp_output_pert_cfg *cfg, 
     return 0;
 }
 
-int dp_output_pert_noise(dp_rng *r, const dp_output_pert_cfg *cfg,
+int dp_output_pert_noise(dp_noise *noise, const dp_output_pert_cfg *cfg,
                          const dp_output_pert_plan *plan, double *z, size_t p, dp_err *err)
 {
-    if (cfg->mechanism == DP_OUTPUT_LAPLACE)
-        return dp_mech_hdlaplace_sample(r, z, p, cfg->eps, plan->sens, err);
-    return dp_mech_zhang17_gaussian_sample(r, z, p, cfg->eps, cfg->delta, plan->sens, err);
+    if (cfg->mechanism == DP_OUTPUT_LAPLACE) {
+        if (dp_noise_is_secure(noise))
+            return dp_err_set(err, DP_EINVAL, "secure noise has no exact sampler for the "
+                              "l2-norm Laplace density of output_perturbation's laplace "
+                              "mechanism; use mechanism: gaussian");
+        return dp_mech_hdlaplace_sample(dp_noise_rng(noise), z, p, cfg->eps, plan->sens, err);
+    }
+    if (!dp_noise_is_secure(noise))
+        return dp_mech_zhang17_gaussian_sample(dp_noise_rng(noise), z, p, cfg->eps, cfg->delta,
+                                               plan->sens, err);
+    /* On the grid of noise_scale (the sigma the sampler above computes): z is a multiple
+     * of the spacing, and the caller adds it to w after rounding w to the same grid. */
+    dp_noise_set_gaussian(noise, z, p, plan->noise_scale);
+    return dp_noise_check(noise, err);
 }
 
 int dp_output_pert_train(dp_linear *m, const dp_output_pert_cfg *cfg, const dp_cvx_set *train,
@@ -149,9 +161,13 @@ int dp_output_pert_train(dp_linear *m, const dp_output_pert_cfg *cfg, const dp_c
     size_t P = m->n_params;
     double *z = malloc(P * sizeof *z);
     if (!z) return dp_err_set(err, DP_ENOMEM, "out of memory for the output noise");
-    dp_rng r;
-    dp_rng_init(&r, cfg->seed, DP_STREAM_NOISE);
-    rc = dp_output_pert_noise(&r, cfg, plan, z, P, err);
+    dp_noise noise; /* seeded: DP_STREAM_NOISE; secure: getrandom (base/noise_source.h) */
+    rc = dp_noise_init(&noise, cfg->seed, DP_STREAM_NOISE, cfg->secure_noise, err);
+    if (rc == 0) rc = dp_output_pert_noise(&noise, cfg, plan, z, P, err);
+    /* Secure: w rounded to z's grid first, so that w + z below is exact before its one
+     * rounding to a double (discrete_noise.c). */
+    if (rc == 0 && dp_noise_is_secure(&noise))
+        for (size_t j = 0; j < P; j++) m->w[j] = dp_noise_snap(&noise, m->w[j]);
     if (rc == 0) {
         for (size_t j = 0; j < P; j++) m->w[j] += z[j];
         dp_curve_point *last = &result->curve[result->n_curve - 1];

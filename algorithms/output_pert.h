@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/noise_source.h"
 #include "base/rng.h"
 #include "convex_common.h"
 #include "models/linear.h"
@@ -34,6 +35,8 @@ typedef struct dp_output_pert_cfg {
     int noise;                     /* 1: Alg. 1; 0: no noise, the GD iterate w_T itself
                                       (debug switch; gd bit for bit) */
     uint64_t seed;                 /* the noise comes from stream DP_STREAM_NOISE */
+    int secure_noise;              /* 1: from getrandom on a grid instead (Gaussian only:
+                                      base/noise_source.h) */
 } dp_output_pert_cfg;
 
 /* Everything the run derives from its cfg, the model and n: recorded with the run. */
@@ -59,8 +62,10 @@ typedef struct dp_output_pert_plan {
 int dp_output_pert_make_plan(const dp_linear *m, const dp_output_pert_cfg *cfg, size_t n,
                              dp_output_pert_plan *plan, dp_err *err);
 
-/* z (p) = one draw of the plan's output noise (overwrites z). 0 or DP_EINVAL. */
-int dp_output_pert_noise(dp_rng *r, const dp_output_pert_cfg *cfg,
+/* z (p) = one draw of the plan's output noise from *noise (overwrites z). 0, DP_EINVAL
+ * (also: the Laplace mechanism asked of a secure source, which has no exact sampler for
+ * its l2-norm density), or DP_EIO (a secure draw failed). */
+int dp_output_pert_noise(dp_noise *noise, const dp_output_pert_cfg *cfg,
                          const dp_output_pert_plan *plan, double *z, size_t p, dp_err *err);
 
 /* Alg. 1 on m (zero weights expected: w_0 = 0 as dperm initializes linear models):

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/noise_source.h"
 #include "privacy/theorems.h"
 
 int dp_rrpsgd_make_plan(const dp_linear *m, const dp_rrpsgd_cfg *cfg, size_t n,
@@ -125,9 +126,11 @@ int dp_rrpsgd_run(dp_linear *m, const dp_rrpsgd_cfg *cfg, const dp_rrpsgd_plan *
     }
     double *Rk = g + P, *ws = Rk + k;
     for (size_t i = 0; i < n; i++) idx[i] = i;
-    dp_rng batch, noise;
+    dp_rng batch;
     dp_rng_init(&batch, cfg->seed, DP_STREAM_BATCH);
-    dp_rng_init(&noise, cfg->seed, DP_STREAM_NOISE);
+    dp_noise noise; /* seeded: DP_STREAM_NOISE; secure: getrandom (base/noise_source.h) */
+    if ((rc = dp_noise_init(&noise, cfg->seed, DP_STREAM_NOISE, cfg->secure_noise, err)))
+        goto done;
     double s = cfg->noise ? plan->sigma : 0.0, eta = plan->eta, mu = m->l2;
     double *w = m->w;
     result->noise_std = s;
@@ -147,7 +150,8 @@ int dp_rrpsgd_run(dp_linear *m, const dp_rrpsgd_cfg *cfg, const dp_rrpsgd_plan *
             dp_linear_residuals(m, xi, train->y + i, 1, Rk);
         memset(g, 0, P * sizeof *g);
         dp_linear_grad_accumulate(g, xi, Rk, NULL, 1, d, m->k, ws);
-        if (s > 0.0) dp_rng_add_gaussian_par(&noise, g, P, s, 1);
+        if (s > 0.0) dp_noise_add_gaussian(&noise, g, P, s, 1);
+        if ((rc = dp_noise_check(&noise, err))) goto done;
         int finite = 1;
         for (size_t q = 0; q < P; q++) {
             double dq = g[q] / 1.0 + mu * w[q]; /* the trainer's g/b + mu w with b = 1 */

@@ -25,6 +25,7 @@ typedef struct dp_rrpsgd_cfg {
     int noise;             /* 1: Alg. 2; 0: no noise (debug: plain SGD) */
     uint64_t seed;         /* R: DP_STREAM_ALGO; examples: DP_STREAM_BATCH; noise:
                               DP_STREAM_NOISE */
+    int secure_noise;      /* 1: z from getrandom on a grid (base/noise_source.h) */
 } dp_rrpsgd_cfg;
 
 typedef struct dp_rrpsgd_plan {

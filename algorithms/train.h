@@ -80,6 +80,8 @@ typedef struct dp_train_cfg {
                                   R eta_t sigma C / b; 0: off */
     int eval_every;            /* evaluate every this many epochs (>= 1); always at the end */
     uint64_t seed;             /* run seed: streams DP_STREAM_INIT/BATCH/NOISE derive from it */
+    int secure_noise;          /* 1: the privacy noise from getrandom on a grid, not from
+                                  DP_STREAM_NOISE (base/noise_source.h); not reproducible */
 } dp_train_cfg;
 
 /* One evaluation point of a curve. */

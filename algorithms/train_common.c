@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/noise_source.h"
 #include "base/rng.h"
 #include "base/vec.h"
 #include "smoothing.h"
@@ -240,7 +241,7 @@ typedef struct loop {
 /* One step on the examples batch[0..nb): w_prev = w, the direction
  * d = (sum_i clip(g_i) + noise) / b + mu w, smoothed per tensor when asked, then the
  * update (train.h). */
-static void sgd_step(loop *L, const size_t *batch, size_t nb, double eta, dp_rng *noise)
+static void sgd_step(loop *L, const size_t *batch, size_t nb, double eta, dp_noise *noise)
 {
     const dp_train_ops *ops = L->ops;
     const dp_train_cfg *c = L->cfg;
@@ -257,7 +258,7 @@ static void sgd_step(loop *L, const size_t *batch, size_t nb, double eta, dp_rng
     /* The step's noise on as many threads as the BLAS uses; its numbers do not depend on
      * how many (rng.h). */
     if (L->noise_std > 0.0)
-        dp_rng_add_gaussian_par(noise, L->g, P, L->noise_std, dp_blas_threads());
+        dp_noise_add_gaussian(noise, L->g, P, L->noise_std, dp_blas_threads());
 
     double b = (double)c->batch_size, mu = ops->l2;
     double *w = ops->w, *d = L->g;
@@ -374,9 +375,12 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
     }
     dp_rng_init(&L.perturb, cfg->seed, DP_STREAM_ALGO);
 
-    dp_rng batch_rng, noise_rng;
+    dp_rng batch_rng;
     dp_rng_init(&batch_rng, cfg->seed, DP_STREAM_BATCH);
-    dp_rng_init(&noise_rng, cfg->seed, DP_STREAM_NOISE);
+    /* Seeded: stream DP_STREAM_NOISE; secure: getrandom (base/noise_source.h). */
+    dp_noise noise;
+    if ((rc = dp_noise_init(&noise, cfg->seed, DP_STREAM_NOISE, cfg->secure_noise, err)))
+        goto fail;
     double q = (double)cfg->batch_size / (double)n_train;
 
     dp_curve_point pt;
@@ -411,7 +415,9 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
             } else {
                 nb = poisson_batch(&batch_rng, L.idx, n_train, q);
             }
-            sgd_step(&L, batch, nb, lr_at(cfg, it + 1), &noise_rng);
+            sgd_step(&L, batch, nb, lr_at(cfg, it + 1), &noise);
+            /* A failed secure draw left the step without its noise: release nothing. */
+            if ((rc = dp_noise_check(&noise, err)) != DP_OK) goto fail;
             if (!dp_all_finite(ops->w, P)) {
                 memcpy(ops->w, L.w_prev, P * sizeof *ops->w);
                 step_diverged = 1;

@@ -51,6 +51,8 @@ static const char RUN_HELP[] =
     "      --shard I/N       run only slice I (0..N-1) of N cost-balanced slices of the\n"
     "                        grid, recorded in runs.I-of-N.jsonl (see `dperm merge`);\n"
     "                        with --dry-run: the slice's runs and estimated costs\n"
+    "      --secure-noise    privacy noise from the OS's CSPRNG by exact discrete samplers\n"
+    "                        (sets privacy.secure_noise: true; runs not reproducible)\n"
     "  -q, --quiet           no progress output\n"
     "  -h, --help            this text\n"
     "\n"
@@ -68,6 +70,7 @@ typedef struct run_opts {
     const char *data_dir;
     int sharded;
     shard_spec shard;
+    int secure_noise;     /* --secure-noise: privacy.secure_noise: true over the YAML */
 } run_opts;
 
 /* Everything the parent knows about the sweep; shared read-only with the workers. */
@@ -94,7 +97,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"resume", no_argument, 0, 'r'},       {"dry-run", no_argument, 0, 'n'},
         {"scale", required_argument, 0, 's'},  {"only", required_argument, 0, 'O'},
         {"data-dir", required_argument, 0, 'd'}, {"quiet", no_argument, 0, 'q'},
-        {"shard", required_argument, 0, 'S'},
+        {"shard", required_argument, 0, 'S'},  {"secure-noise", no_argument, 0, 'N'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -125,6 +128,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
             break;
         case 'd': o->data_dir = optarg; break;
         case 'q': o->quiet = 1; break;
+        case 'N': o->secure_noise = 1; break;
         case 'S': {
             dp_err e;
             if (shard_parse(optarg, &o->shard, &e) != 0) return cli_usage_error("run", "%s", e.msg);
@@ -153,6 +157,9 @@ static int prepare(sweep *s, dp_err *err)
     /* Notes even with -q: a fallback changes which data the runs use. */
     data_cache_init(&s->data, s->opt.data_dir, stderr);
     int rc = cfg_parse_file(&s->doc, s->opt.config, err);
+    /* Before expansion, so the runs' configs (and ids) say it as if the YAML did. */
+    if (rc == 0 && s->opt.secure_noise)
+        rc = cfg_set_scalar(s->doc.root, "privacy", "secure_noise", "true", err);
     if (rc == 0) rc = spec_check_document(s->doc.root, err);
     if (rc == 0)
         rc = grid_expand(s->doc.root, s->opt.scale, s->opt.only, s->opt.n_only, &s->g, err);
@@ -183,6 +190,12 @@ static int prepare(sweep *s, dp_err *err)
     calibrated:
         if (rc) return rc;
     }
+    size_t n_secure = 0;
+    for (size_t i = 0; i < s->g.n; i++) n_secure += s->specs[i].secure_noise != 0;
+    if (n_secure) /* once per sweep, even with --quiet: these records cannot be rerun */
+        fprintf(stderr, "dperm: note: %zu of %zu runs draw their privacy noise from the "
+                "operating system's CSPRNG (privacy.secure_noise): not reproducible by "
+                "design; their records say \"reproducible\": false\n", n_secure, s->g.n);
     const char *exp = s->specs && s->g.n ? s->specs[0].experiment : "";
     if (s->opt.out)
         snprintf(s->dir, sizeof s->dir, "%s", s->opt.out);

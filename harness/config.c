@@ -70,6 +70,45 @@ fail:
     return NULL;
 }
 
+/* Append a new entry `key` (no position) to map; NULL on ENOMEM. */
+static cfg_node *map_add(cfg_node *map, cfg_kind kind, const char *key)
+{
+    cfg_node *n = cfg_node_new(kind, map->file, 0, 0);
+    cfg_node **items = realloc(map->items, (map->n_items + 1) * sizeof *items);
+    if (!n || !items || !(n->key = strdup(key))) {
+        if (items) map->items = items;
+        cfg_free(n);
+        return NULL;
+    }
+    map->items = items;
+    map->items[map->n_items++] = n;
+    return n;
+}
+
+int cfg_set_scalar(cfg_node *map, const char *block, const char *key, const char *value,
+                   dp_err *err)
+{
+    cfg_node *b = cfg_get(map, block);
+    if (b && b->kind != CFG_MAP)
+        return cfg_error(err, b, 0, "%s: expected a map", block);
+    if (!b && !(b = map_add(map, CFG_MAP, block))) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    cfg_node *v = cfg_get(b, key);
+    if (v && v->kind != CFG_SCALAR) {
+        for (size_t i = 0; i < v->n_items; i++) cfg_free(v->items[i]);
+        free(v->items);
+        v->items = NULL;
+        v->n_items = 0;
+        v->kind = CFG_SCALAR;
+    }
+    if (!v && !(v = map_add(b, CFG_SCALAR, key))) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    char *copy = strdup(value);
+    if (!copy) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    free(v->value);
+    v->value = copy;
+    v->quoted = 0;
+    return 0;
+}
+
 cfg_node *cfg_get(const cfg_node *map, const char *key)
 {
     if (!map || map->kind != CFG_MAP || !key) return NULL;

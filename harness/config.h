@@ -55,6 +55,13 @@ cfg_node *cfg_get(const cfg_node *map, const char *key);
 cfg_node *cfg_get_path(const cfg_node *root, const char *dotted);
 
 cfg_node *cfg_clone(const cfg_node *n);   /* deep copy (positions kept); NULL on ENOMEM */
+
+/* Set map[block][key] to the plain scalar `value` (a command-line override such as
+ * --secure-noise), replacing what was there and creating the block when absent; the new
+ * nodes have no position (line 0). Returns 0, DP_ENOMEM, or DP_ECONFIG when `block` exists
+ * but is not a map (err names its position). */
+int cfg_set_scalar(cfg_node *map, const char *block, const char *key, const char *value,
+                   dp_err *err);
 void cfg_free(cfg_node *n);               /* NULL is a no-op */
 
 cfg_type cfg_scalar_type(const cfg_node *scalar);

@@ -46,6 +46,7 @@ static int parse(const cfg_node *root, const run_spec *s, dp_bassily_cfg *c, dp_
     c->iterations = T;
     c->eval_every = (int)eval_every;
     c->seed = s->seed;
+    c->secure_noise = s->secure_noise;
     return 0;
 }
 

@@ -45,6 +45,7 @@ static int parse(const cfg_node *root, const run_spec *s, dp_input_pert_cfg *c, 
     c->delta = s->delta;
     c->eval_every = (int)eval_every;
     c->seed = s->seed;
+    c->secure_noise = s->secure_noise;
     return 0;
 }
 

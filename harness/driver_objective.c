@@ -49,6 +49,13 @@ static int check(const cfg_node *root, run_spec *out, dp_err *err)
     dp_linear shape;
     int rc = parse(root, out, &c, err);
     if (rc || (rc = drv_erm_check_train(root, out, err))) return rc;
+    /* Its privacy proof changes variables in the noise's density (Chaudhuri et al. 2011,
+     * Kifer et al. 2012): a lattice noise has none, so there is no secure form. */
+    if (out->secure_noise)
+        return cfg_error(err, cfg_get(cfg_get(root, "privacy"), "secure_noise"), 0,
+                         "privacy.secure_noise is not available for objective_perturbation "
+                         "(its proof needs a continuous noise density); use "
+                         "output_perturbation or a DP-SGD algorithm, or secure_noise: false");
     if (out->loss != DP_LOSS_LOGISTIC) {
         dp_linear m = {.loss = out->loss};
         dp_objpert_make_plan(&m, &c, 1, &plan, err);

@@ -50,6 +50,7 @@ static int parse(const cfg_node *root, const run_spec *s, dp_output_pert_cfg *c,
     c->iterations = T;
     c->eval_every = (int)eval_every;
     c->seed = s->seed;
+    c->secure_noise = s->secure_noise;
     return 0;
 }
 
@@ -60,6 +61,11 @@ static int check(const cfg_node *root, run_spec *out, dp_err *err)
     dp_linear shape;
     int rc = parse(root, out, &c, err);
     if (rc) return rc;
+    if (out->secure_noise && c.mechanism == DP_OUTPUT_LAPLACE)
+        return cfg_error(err, cfg_get(cfg_get(root, "algorithm"), "mechanism"), 0,
+                         "privacy.secure_noise has no exact sampler for the l2-norm Laplace "
+                         "density of output_perturbation's laplace mechanism; use mechanism: "
+                         "gaussian, or secure_noise: false");
     out->train.batch_size = 0; /* the runner reports the driver's own iterations */
     out->train.epochs = 1;
     out->train.eval_every = c.eval_every;

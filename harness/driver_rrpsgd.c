@@ -38,6 +38,7 @@ static int parse(const cfg_node *root, const run_spec *s, dp_rrpsgd_cfg *c, long
     c->delta = s->delta;
     c->eval_every = 1;
     c->seed = s->seed;
+    c->secure_noise = s->secure_noise;
     return 0;
 }
 

@@ -204,6 +204,10 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     json_object_set_new(rec, "status", json_string(status));
     if (rc != 0) json_object_set_new(rec, "message", json_string(err.msg));
     json_object_set_new(rec, "config", cfg_to_json(run->config));
+    if (s->secure_noise) { /* noise from getrandom: this run cannot be rerun bit for bit */
+        json_object_set_new(rec, "secure_noise", json_true());
+        json_object_set_new(rec, "reproducible", json_false());
+    }
     /* Which data the run really used (mnist or its fallback), with file sums and every
      * preprocessing choice, defaults included. */
     if (s->bound_record) json_object_set_new(rec, "dataset", json_deep_copy(s->bound_record));

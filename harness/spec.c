@@ -45,6 +45,10 @@
  *                                                 (accountant.h); default rdp
  *   privacy.also_report list of accountants       each one's epsilon for the run is
  *                                                 recorded too, as metrics.epsilon_NAME
+ *   privacy.secure_noise bool                     false; true: the mechanism's noise from
+ *                                                 getrandom, exact discrete samplers on a
+ *                                                 grid (not reproducible; ignored by
+ *                                                 non-private algorithms)
  *   train.epochs        int >= 1, required
  *   train.batch_size    int >= 1, required        <= n_train
  *   train.sampling      string                    poisson | shuffle | wor; default for
@@ -92,7 +96,7 @@ static const char *const DATASET_KEYS[] = {
     "name",  "n",     "d",         "classes", "margin",   "label_noise", "seed",   "test_fraction",
     "shape", "split", "scale",     "normalize", "one_hot", "labels",     "positive",
     "target_scale", "missing", "subsample", "evaluate", "fallback", "required"};
-static const char *const PRIVACY_KEYS[] = {"delta", "accountant", "also_report"};
+static const char *const PRIVACY_KEYS[] = {"delta", "accountant", "also_report", "secure_noise"};
 static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr",
                                          "eval_every"};
 static const char *const LR_KEYS[] = {"schedule", "value", "a", "step_at", "factor"};
@@ -460,10 +464,14 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
     snprintf(out->accountant, sizeof out->accountant, "%s", ACCOUNTANTS[idx]);
     out->accountant_kind = (dp_accountant)(idx + 1);
     if ((rc = read_also_report(privacy, out, err))) return rc;
+    const cfg_node *secure = cfg_get(privacy, "secure_noise");
+    if (secure && (rc = cfg_as_bool(secure, "privacy.secure_noise", &out->secure_noise, err)))
+        return rc;
 
     if ((rc = need_block(root, "algorithm", 1, &algo, err)) ||
         (rc = spec_read_algorithm(algo, out, err)))
         return rc;
+    if (!out->algo->private_) out->secure_noise = 0; /* no mechanism, nothing to secure */
     if (out->algo->kind == SPEC_KIND_CONVEX)
         return read_convex_run(root, model, out, err);
     if ((rc = need_block(root, "train", 1, &train, err)) ||
@@ -489,5 +497,6 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         return rc;
     out->seed = (uint64_t)seed;
     out->train.seed = out->seed;
+    out->train.secure_noise = out->secure_noise;
     return check_privacy_target(root, algo, train, out, err);
 }

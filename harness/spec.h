@@ -75,6 +75,8 @@ typedef struct run_spec {
     dp_accountant accountant_kind;    /* the same as an enum */
     dp_accountant also_report[8];     /* privacy.also_report: accountants whose epsilon */
     size_t n_also_report;             /* the record adds as metrics.epsilon_NAME */
+    int secure_noise;                 /* privacy.secure_noise of a private run: noise from
+                                         getrandom on a grid (base/noise_source.h) */
     double epsilon;                   /* target epsilon > 0; INFINITY when not given */
     int has_noise_multiplier;         /* algorithm.noise_multiplier given explicitly */
     /* algorithm + train (cfg.noise_multiplier is 0 until calibrated when epsilon given) */

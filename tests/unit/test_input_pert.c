@@ -94,8 +94,8 @@ START_TEST(test_feature_noise)
     const size_t n = 10000, d = 5;
     double *x = malloc(n * d * sizeof *x), *xp = malloc(n * d * sizeof *xp);
     for (size_t i = 0; i < n * d; i++) x[i] = (double)(i % 7) / 7.0;
-    dp_rng r;
-    dp_rng_init(&r, 5, DP_STREAM_NOISE);
+    dp_noise r;
+    dp_noise_init(&r, 5, DP_STREAM_NOISE, 0, NULL);
     dp_input_pert_perturb(&r, xp, x, n, d, 0.3);
     for (size_t i = 0; i < n * d; i++) xp[i] -= x[i];
     assert_variance(xp, n * d, 0.09, "ip-3.1 feature noise");

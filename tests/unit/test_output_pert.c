@@ -174,8 +174,8 @@ START_TEST(test_noise_moments)
     ck_assert_int_eq(dp_output_pert_make_plan(&m, &c, 500, &p, NULL), 0);
     const size_t N = 20000, P = 4;
     double *v = malloc(N * P * sizeof *v), *nr = malloc(N * sizeof *nr);
-    dp_rng r;
-    dp_rng_init(&r, 3, DP_STREAM_TEST);
+    dp_noise r;
+    dp_noise_init(&r, 3, DP_STREAM_TEST, 0, NULL);
     for (size_t i = 0; i < N; i++)
         ck_assert_int_eq(dp_output_pert_noise(&r, &c, &p, v + i * P, P, NULL), 0);
     assert_variance(v, N * P, p.noise_scale * p.noise_scale, "op-3.1 gaussian");
