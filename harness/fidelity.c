@@ -7,6 +7,7 @@
  */
 #include "fidelity.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,22 +109,24 @@ int claim_judge_table(const table_result *t, json_t *sel_better, json_t *sel_tha
             size_t used = 0;
             for (size_t c = 0; c < nc; c++) {
                 const table_cell *cb = &t->cells[b * nc + c], *co = &t->cells[o * nc + c];
-                const agg_stats *x = &cb->st, *y = &co->st;
-                if (!x->n || !y->n) {
+                /* the number the cell shows: the mean, or the table's aggregate (a
+                 * spread, for a claim that smoothing makes runs agree) */
+                double x = table_cell_value(t, &cb->st), y = table_cell_value(t, &co->st);
+                if (isnan(x) || isnan(y)) {
                     missing += (size_t)(!cb->note && !co->note);   /* noted: not run by design */
                     continue;
                 }
                 if (on_average) {
-                    sb += x->mean;
-                    so += y->mean;
+                    sb += x;
+                    so += y;
                     used++;
                     continue;
                 }
                 compared++;
-                if (!beats(x->mean, y->mean, lower)) {
+                if (!beats(x, y, lower)) {
                     *v = CLAIM_FAILS;
                     snprintf(detail, detail_size, "%s: %s %.4g vs %s %.4g%s%s%s", t->name,
-                             bl ? bl : "?", x->mean, ol ? ol : "?", y->mean,
+                             bl ? bl : "?", x, ol ? ol : "?", y,
                              t->cols ? " at " : "", t->cols ? t->cols : "",
                              t->cols ? "=" : "");
                     if (t->cols)

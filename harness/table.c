@@ -29,7 +29,8 @@
 
 #include "store.h"
 
-static const char *const cell_agg_names[] = {NULL, "mean_std", "mean", "median", "min", "max"};
+static const char *const cell_agg_names[] = {NULL, "mean_std", "mean", "median", "min", "max",
+                                             "std", "range"};
 
 static int read_select(table_result *t, json_t *sel, size_t i, dp_err *err)
 {
@@ -121,11 +122,11 @@ static int table_read(table_result *t, json_t *spec, size_t number, dp_err *err)
     t->agg = CELL_MEAN_STD;
     if (agg) {
         t->agg = 0;
-        for (int a = CELL_MEAN_STD; a <= CELL_MAX; a++)
+        for (int a = CELL_MEAN_STD; a <= CELL_RANGE; a++)
             if (!strcmp(agg, cell_agg_names[a])) t->agg = (cell_agg)a;
         if (!t->agg)
             return dp_err_set(err, DP_ECONFIG, "report.tables[%zu].aggregate '%s': expected "
-                              "mean_std, mean, median, min or max", i, agg);
+                              "mean_std, mean, median, min, max, std or range", i, agg);
     }
     json_t *digits = json_object_get(spec, "digits");
     json_int_t d = json_is_integer(digits) ? json_integer_value(digits) : 3;
@@ -249,8 +250,9 @@ static void compare_paper(table_result *t, size_t r, size_t col, table_cell *c)
     size_t np = t->rows.n < 16 ? t->rows.n : 16;
     for (size_t p = 0; p < np; p++) rowv[p] = t->rk.values[r * t->rows.n + p];
     c->paper = ref_table_find(&t->ref, rowv, t->cols ? t->ck.values[col] : NULL);
-    if (!c->paper || c->st.n == 0) return;
-    c->ours = c->st.mean * t->scale;
+    double v = table_cell_value(t, &c->st);
+    if (!c->paper || isnan(v)) return;
+    c->ours = v * t->scale;
     c->outside = ref_outside_band(c->paper, c->ours, &c->diff);
     t->n_compared++;
     if (!c->outside) t->n_within++;
@@ -339,6 +341,21 @@ fail:
     free(cell_of);
     free(idx);
     return rc;
+}
+
+double table_cell_value(const table_result *t, const agg_stats *st)
+{
+    if (st->n == 0) return NAN;
+    switch (t->agg) {
+    case CELL_MEAN_STD:
+    case CELL_MEAN: return st->mean;
+    case CELL_MEDIAN: return st->median;
+    case CELL_MIN: return st->min;
+    case CELL_MAX: return st->max;
+    case CELL_STD: return st->n > 1 ? st->std : NAN;
+    case CELL_RANGE: return st->n > 1 ? st->max - st->min : NAN;
+    }
+    return NAN;
 }
 
 void table_result_destroy(table_result *t)

@@ -19,7 +19,11 @@
 /* Which files to write. */
 enum { TABLE_MD = 1, TABLE_CSV = 2, TABLE_TEX = 4 };
 
-typedef enum { CELL_MEAN_STD = 1, CELL_MEAN, CELL_MEDIAN, CELL_MIN, CELL_MAX } cell_agg;
+typedef enum {
+    CELL_MEAN_STD = 1, CELL_MEAN, CELL_MEDIAN, CELL_MIN, CELL_MAX,
+    CELL_STD,    /* sample std over the runs: a paper's "stability" column (DPlis Table 10) */
+    CELL_RANGE   /* max - min over the runs (the same table's range) */
+} cell_agg;
 
 typedef struct table_cell {
     agg_stats st;             /* ours: the metric over the cell's ok runs (under `select`,
@@ -73,6 +77,12 @@ int table_build(table_result *t, json_t *const *recs, size_t n, json_t *spec, si
                 const char *base, dp_err *err);
 
 void table_result_destroy(table_result *t);
+
+/* The number cell statistics st stand for under the table's aggregate, in our unit: the
+ * mean (mean_std, mean), else the median, min, max, std or range. NAN for std and range
+ * over fewer than 2 runs (no spread to speak of) and for an empty cell. Compared with the
+ * paper and judged by claims. */
+double table_cell_value(const table_result *t, const agg_stats *st);
 
 /* Write the table's files (DIR/tables/NAME.md, .csv, .tex as formats asks) and append
  * its Markdown section to out->md and its HTML fragment to out->html (always).

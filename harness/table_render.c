@@ -106,6 +106,14 @@ void table_cell_text(char *buf, size_t n, const table_result *t, const table_cel
     case CELL_MEDIAN: fmt_fixed(a, sizeof a, st->median * s, t->digits); break;
     case CELL_MIN: fmt_fixed(a, sizeof a, st->min * s, t->digits); break;
     case CELL_MAX: fmt_fixed(a, sizeof a, st->max * s, t->digits); break;
+    case CELL_STD:
+    case CELL_RANGE:   /* a spread: how many runs it is over matters */
+        if (st->n < 2) snprintf(buf, n, "n=1, no spread%s", extra);
+        else {
+            fmt_fixed(a, sizeof a, table_cell_value(t, st) * s, t->digits);
+            snprintf(buf, n, "%s (n=%zu%s)", a, st->n, extra);
+        }
+        return;
     }
     if (extra[0]) snprintf(buf, n, "%s (%s)", a, extra + 2);
     else snprintf(buf, n, "%s", a);
@@ -137,6 +145,8 @@ static const char *agg_sentence(cell_agg a)
     case CELL_MEDIAN: return "median over ok runs";
     case CELL_MIN: return "minimum over ok runs";
     case CELL_MAX: return "maximum over ok runs";
+    case CELL_STD: return "sample std over ok runs (n ok runs)";
+    case CELL_RANGE: return "range, max - min, over ok runs (n ok runs)";
     }
     return "";
 }

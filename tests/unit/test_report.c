@@ -275,6 +275,46 @@ START_TEST(test_other_aggregates)
 }
 END_TEST
 
+/* report-1.4b: std and range aggregates (DPlis Table 10's stability columns): the spread
+ * with its run count, "no spread" for one run, and claims judged on the spread itself. */
+START_TEST(test_spread_aggregates)
+{
+    write_fixture(0);
+    report_result r;
+    build_ok("{\"tables\": ["
+             "{\"name\": \"sd\", \"rows\": \"algorithm.name\", \"cols\": \"epsilon\","
+             " \"aggregate\": \"std\"},"
+             "{\"name\": \"rg\", \"rows\": \"algorithm.name\", \"cols\": \"epsilon\","
+             " \"aggregate\": \"range\"},"
+             "{\"name\": \"one\", \"rows\": \"algorithm.name\", \"cols\": \"seed\","
+             " \"aggregate\": \"std\", \"where\": {\"epsilon\": 0.5}}], \"figures\": [],"
+             " \"claims\": [{\"text\": \"sgd runs agree more\", \"table\": \"sd\","
+             " \"better\": {\"algorithm.name\": \"sgd\"}, \"than\": {\"algorithm.name\": \"dp_sgd\"},"
+             " \"higher_is_better\": false},"
+             " {\"text\": \"dp_sgd runs agree more\", \"table\": \"rg\","
+             " \"better\": {\"algorithm.name\": \"dp_sgd\"}, \"than\": {\"algorithm.name\": \"sgd\"},"
+             " \"higher_is_better\": false}]}", "md", &r);
+    char *sd = slurp("tables/sd.md", NULL), *rg = slurp("tables/rg.md", NULL),
+         *one = slurp("tables/one.md", NULL), *rep = slurp("report.md", NULL);
+    /* sgd: 0.89, 0.90, 0.91 at every epsilon; dp_sgd: std 0.02 */
+    ck_assert_ptr_nonnull(strstr(sd, "| sgd | 0.010 (n=3) | 0.010 (n=3) | 0.010 (n=3) |\n"));
+    ck_assert_ptr_nonnull(strstr(sd, "| dp_sgd | 0.020 (n=3) |"));
+    ck_assert_ptr_nonnull(strstr(sd, "sample std over ok runs"));
+    ck_assert_ptr_nonnull(strstr(rg, "| sgd | 0.020 (n=3) | 0.020 (n=3) | 0.020 (n=3) |\n"));
+    ck_assert_ptr_nonnull(strstr(rg, "| dp_sgd | 0.040 (n=3) |"));
+    ck_assert_ptr_nonnull(strstr(one, "| sgd | n=1, no spread | n=1, no spread | n=1, no spread |"));
+    /* the claims compare the spreads, not the means (sgd's mean is the higher) */
+    ck_assert_ptr_nonnull(strstr(rep, "\"sgd runs agree more\": holds"));
+    ck_assert_ptr_nonnull(strstr(rep, "\"dp_sgd runs agree more\": does not hold"));
+    free(sd);
+    free(rg);
+    free(one);
+    free(rep);
+    report_result_destroy(&r);
+    remove_fixture();
+}
+END_TEST
+
 /* report-1.5: a cell pooling runs of different configs says so (under the table and as a warning). */
 START_TEST(test_pooled_note)
 {
@@ -676,6 +716,7 @@ static Suite *report_suite(void)
     suite_add_tcase(s, tcase("report-1.2", test_csv_rows));
     suite_add_tcase(s, tcase("report-1.3", test_status_counts));
     suite_add_tcase(s, tcase("report-1.4", test_other_aggregates));
+    suite_add_tcase(s, tcase("report-1.4b", test_spread_aggregates));
     suite_add_tcase(s, tcase("report-1.5", test_pooled_note));
     suite_add_tcase(s, tcase("report-1.6", test_default_spec));
     suite_add_tcase(s, tcase("report-1.7", test_where_and_curve_means));
