@@ -5,7 +5,8 @@
 
 #include "../algorithms/base/err.h"
 
-enum { EXIT_OK = 0, EXIT_RUNS_FAILED = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_RUNS_FAILED = 1, EXIT_USAGE = 2,
+       EXIT_AUDIT_VIOLATION = 3 /* dperm audit: a lower bound exceeds its claimed epsilon */ };
 
 /* "dperm: FILE:LINE:COL: message" (position parts only when known), then the hint on a
  * second line "dperm: hint: ..." when there is one. */
@@ -21,5 +22,7 @@ int cli_list(int argc, char **argv);
 int cli_privacy(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_data(int argc, char **argv);
+int cli_audit(int argc, char **argv);
+int cli_smoothing(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const char MAIN_HELP[] =
     "  data ...            real datasets: list | info NAME | check (where, shapes, checksums)\n"
     "  bench ...           throughput benchmark of per-example gradients\n"
     "  audit CONFIG.yaml   empirical privacy audit: a lower bound on each run's epsilon\n"
+    "  smoothing           DP-LSSGD's smoothing operator: Tables 3, 4 (gamma, beta), Fig. 2\n"
     "\n"
     "  dperm COMMAND --help   options of a command\n"
     "  dperm --version        version, git revision and linked library versions\n"
@@ -61,6 +62,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "bench")) return cli_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "data")) return cli_data(argc - 1, argv + 1);
     if (!strcmp(cmd, "audit")) return cli_audit(argc - 1, argv + 1);
+    if (!strcmp(cmd, "smoothing")) return cli_smoothing(argc - 1, argv + 1);
     fprintf(stderr, "dperm: unknown command '%s'; see `dperm --help`\n", cmd);
     return EXIT_USAGE;
 }
