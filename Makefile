@@ -203,10 +203,10 @@ test-slurm: all ## as root: the Slurm job-array workflow on a one-node cluster (
 SCALE ?= quick
 PAPERS := lssgd zhang17 dplis inputpert lecture15
 REPRO_CONFIGS_lssgd := configs/lssgd/table2.yaml
-REPRO_CONFIGS_zhang17 :=
+REPRO_CONFIGS_zhang17 := configs/zhang17/table3.yaml configs/zhang17/rrpsgd.yaml
 REPRO_CONFIGS_dplis :=
 REPRO_CONFIGS_inputpert :=
-REPRO_CONFIGS_lecture15 :=
+REPRO_CONFIGS_lecture15 := configs/lecture15/accountants.yaml
 REPRO_TARGETS := $(addprefix reproduce-,$(PAPERS))
 .PHONY: $(REPRO_TARGETS) demo
 $(REPRO_TARGETS): reproduce-%: all ## a paper's tables and figures (lssgd, zhang17, dplis, inputpert, lecture15), SCALE=quick|full
