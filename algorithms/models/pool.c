@@ -28,19 +28,26 @@ void dp_maxpool_forward(double *out, int *argmax, const double *inp, size_t B,
     for (size_t n = 0; n < B; n++) {
         const double *x = inp + n * in_sz;
         for (int oy = 0; oy < s->oh; oy++)
-            for (int ox = 0; ox < s->ow; ox++)
+            for (int ox = 0; ox < s->ow; ox++) {
+                size_t o = n * out_sz + ((size_t)oy * s->ow + ox) * C;
+                int base = (oy * s->stride * s->w + ox * s->stride) * s->c;
                 for (size_t c = 0; c < C; c++) {
-                    int best = (oy * s->stride * s->w + ox * s->stride) * s->c + (int)c;
+                    /* taps in rows, then columns: the first maximum wins ties. Written
+                     * as selects (max and a conditional move), not a branch: a branch
+                     * on the comparison mispredicts on about half of random inputs. */
+                    int best = base + (int)c;
+                    double v = x[best];
                     for (int ky = 0; ky < s->k; ky++)
                         for (int kx = 0; kx < s->k; kx++) {
-                            int idx = ((oy * s->stride + ky) * s->w + ox * s->stride + kx) *
-                                          s->c + (int)c;
-                            if (x[idx] > x[best]) best = idx;
+                            int idx = base + (ky * s->w + kx) * s->c + (int)c;
+                            double t = x[idx];
+                            best = t > v ? idx : best;
+                            v = t > v ? t : v;
                         }
-                    size_t o = n * out_sz + ((size_t)oy * s->ow + ox) * C + c;
-                    out[o] = x[best];
-                    argmax[o] = best;
+                    out[o + c] = v;
+                    argmax[o + c] = best;
                 }
+            }
     }
 }
 

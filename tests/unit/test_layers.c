@@ -391,6 +391,31 @@ START_TEST(test_pool_fd)
 }
 END_TEST
 
+/* Ties go to the first maximum in the window, rows then columns (the branch-free
+ * selects of pool.c keep that order), with overlapping windows sharing an input. */
+START_TEST(test_pool_ties)
+{
+    dp_pool_shape s;
+    ck_assert_int_eq(dp_pool_shape_init(&s, 2, 3, 3, 2, 1), 0);
+    /* channel 0: all equal; channel 1: maximum 5 twice, at (1,0) and (1,1) */
+    double x[18];
+    for (int p = 0; p < 9; p++) x[2 * p] = 1.0, x[2 * p + 1] = (p == 3 || p == 4) ? 5.0 : -1.0;
+    double out[8];
+    int arg[8];
+    dp_maxpool_forward(out, arg, x, 1, &s);
+    static const int first0[4] = {0, 1, 3, 4}; /* top-left pixel of each window */
+    for (int o = 0; o < 4; o++) {
+        ck_assert_double_eq(out[2 * o], 1.0);
+        ck_assert_int_eq(arg[2 * o], 2 * first0[o]);
+        ck_assert_double_eq(out[2 * o + 1], 5.0);
+    }
+    ck_assert_int_eq(arg[1], 2 * 3 + 1); /* window (0,0): (1,0) before (1,1) */
+    ck_assert_int_eq(arg[3], 2 * 4 + 1); /* window (0,1) holds only (1,1) */
+    ck_assert_int_eq(arg[5], 2 * 3 + 1);
+    ck_assert_int_eq(arg[7], 2 * 4 + 1);
+}
+END_TEST
+
 // ---- layers-4: activations ---------------------------------------------------------------------
 
 typedef struct {
@@ -433,6 +458,20 @@ START_TEST(test_act_fd)
             ck_assert_double_eq(d[i], dx[i]);
         }
         free(c.x), free(R), free(out), free(dx), free(fx), free(y), free(d);
+    }
+    /* ReLU on the bits: +0.0 (not -0.0) for x <= 0 and NaN, x itself above; the error
+     * passes where the output is positive, +0.0 elsewhere (0 at the kink, as TF) */
+    {
+        dp_act relu = {DP_ACT_RELU, 0, 0, 0};
+        double xs[5] = {-2.0, -0.0, 0.0, NAN, 3.5}, ys[5], ds[5], dd[5] = {1, 2, 3, 4, -5};
+        dp_act_forward(ys, xs, 5, &relu);
+        dp_act_backward(ds, dd, ys, 5, &relu);
+        for (int i = 0; i < 4; i++) {
+            ck_assert(ys[i] == 0.0 && !signbit(ys[i]));
+            ck_assert(ds[i] == 0.0 && !signbit(ds[i]));
+        }
+        ck_assert_double_eq(ys[4], 3.5);
+        ck_assert_double_eq(ds[4], -5.0);
     }
     /* s = 2, T = 2, o = 1 is tanh (Papernot et al.'s default); no overflow at +-1000 */
     dp_act ts = {DP_ACT_TSIGMOID, 2, 2, 1};
@@ -509,6 +548,7 @@ static Suite *layers_suite(void)
     suite_add_tcase(s, tcase("layers-2.5", test_conv_choose));
     suite_add_tcase(s, tcase("layers-2.6", test_conv_have_cols));
     suite_add_tcase(s, tcase("layers-3.1", test_pool_fd));
+    suite_add_tcase(s, tcase("layers-3.2", test_pool_ties));
     suite_add_tcase(s, tcase("layers-4.1", test_act_fd));
     suite_add_tcase(s, tcase("layers-5.1", test_softmax_ce));
     return s;
