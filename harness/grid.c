@@ -685,12 +685,13 @@ int grid_expand(const cfg_node *root, const char *scale, char *const *only, size
     if (grid_node && (rc = collect(grid_node, "", &dl, err))) goto fail;
     if ((rc = dims_total(&dl, grid_node ? grid_node : doc, &total, err))) goto fail;
 
-    /* The base is the document without grid/scales/report; doc itself stays whole
+    /* The base is the document without grid/scales/report/audit; doc itself stays whole
      * because the alternatives point into its grid for error positions. */
     if (!(base = cfg_clone(doc))) goto nomem;
     map_remove(base, "grid");
     map_remove(base, "scales");
     map_remove(base, "report");
+    map_remove(base, "audit");
     out->runs = calloc(total, sizeof *out->runs);
     digits = calloc(dl.n + 1, sizeof *digits);
     if (!out->runs || !digits) goto nomem;

@@ -11,9 +11,10 @@ for f in tests/bad_inputs/*.yaml; do
   name=$(basename "$f" .yaml)
   expect=$(sed -n 's/^# expect: //p' "$f")
   args=$(sed -n 's/^# args: //p' "$f")
+  cmd=$(sed -n 's/^# command: //p' "$f")
   n=$((n + 1))
   # shellcheck disable=SC2086 # args are words by design
-  "$DPERM" run "$f" --out "$WORK/$name" $args > "$WORK/out" 2> "$WORK/err"
+  "$DPERM" "${cmd:-run}" "$f" --out "$WORK/$name" $args > "$WORK/out" 2> "$WORK/err"
   rc=$?
   first=$(head -n 1 "$WORK/err")
   if [ $rc != 2 ]; then
