@@ -291,8 +291,8 @@ void dp_conv2d_pex_sqnorm(double *sqnorm, dp_conv_ws *ws, const double *dout,
     }
 }
 
-void dp_conv2d_pex_grads(double *g, dp_conv_ws *ws, const double *dout, const double *inp,
-                         size_t B, const dp_conv_shape *s, int have_cols)
+void dp_conv2d_pex_grads(double *g, double *sqnorm, dp_conv_ws *ws, const double *dout,
+                         const double *inp, size_t B, const dp_conv_shape *s, int have_cols)
 {
     // dout is (B,OH,OW,OC), inp (B,H,W,C), g (B, OC*K + OC)
     size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
@@ -306,8 +306,14 @@ void dp_conv2d_pex_grads(double *g, dp_conv_ws *ws, const double *dout, const do
             double *gi = g + (n0 + n) * row;
             dp_sgemm(1, 0, OC, K, P, 1.0f, ws->d + n * P * OC, OC, ws->cols + n * P * K, K,
                      0.0f, ws->g, K);
-            for (size_t j = 0; j < OC * K; j++) gi[j] = (double)ws->g[j];
+            double sq = 0.0;
+            for (size_t j = 0; j < OC * K; j++) {
+                gi[j] = (double)ws->g[j];
+                sq += gi[j] * gi[j];
+            }
             bias_grad(gi + OC * K, dout + (n0 + n) * P * OC, P, OC);
+            for (size_t o = 0; o < OC; o++) sq += gi[OC * K + o] * gi[OC * K + o];
+            if (sqnorm) sqnorm[n0 + n] += sq; /* while the row is in cache */
         }
     }
 }

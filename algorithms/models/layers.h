@@ -114,9 +114,10 @@ void dp_conv2d_pex_sqnorm(double *sqnorm, dp_conv_ws *ws, const double *dout,
 
 /* Per-example gradients: g (B, OC*K + OC), row i = [G_i (OC,K) row-major, bias_i (OC)],
  * the layout of [w; b] in a parameter buffer, so a weighted sum over the rows is one
- * GEMV onto the gradient. One GEMM per example, as DIRECT. ws, have_cols as above. */
-void dp_conv2d_pex_grads(double *g, dp_conv_ws *ws, const double *dout, const double *inp,
-                         size_t B, const dp_conv_shape *s, int have_cols);
+ * GEMV onto the gradient; sqnorm (B, may be NULL) += each row's squared norm. One GEMM
+ * per example, as DIRECT. ws, have_cols as above. */
+void dp_conv2d_pex_grads(double *g, double *sqnorm, dp_conv_ws *ws, const double *dout,
+                         const double *inp, size_t B, const dp_conv_shape *s, int have_cols);
 
 /* Reference: the textbook 7-loop convolution, no workspace. Kept beside the im2col
  * version and tested against it (house rule 4). */

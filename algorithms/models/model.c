@@ -253,7 +253,11 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
     m->act = calloc(m->n_bufs, sizeof *m->act);
     m->dact = calloc(m->n_bufs, sizeof *m->dact);
     m->buf_size = calloc(m->n_bufs, sizeof *m->buf_size);
-    if (!m->act || !m->dact || !m->buf_size) goto nomem;
+    m->pool_zeroes = calloc(m->n_bufs, sizeof *m->pool_zeroes);
+    if (!m->act || !m->dact || !m->buf_size || !m->pool_zeroes) goto nomem;
+    for (size_t i = 0; i < m->n_layers; i++)
+        if (m->layers[i].spec.kind == DP_LAYER_MAXPOOL && m->layers[i].in_buf)
+            m->pool_zeroes[m->layers[i].in_buf] = 1;
     m->buf_size[0] = m->in_size;
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
@@ -412,6 +416,7 @@ void dp_model_destroy(dp_model *m)
     free(m->fmem);
     free(m->imem);
     free(m->mem);
+    free(m->pool_zeroes);
     free(m->buf_size);
     free(m->dact);
     free(m->act);
@@ -491,7 +496,8 @@ static void forward_lane(dp_model *m, int j, const double *x, size_t lo, size_t 
 static void backward_lane(dp_model *m, int j, const int *y, size_t lo, size_t nb, double *sq)
 {
     for (size_t b = 1; b < m->n_bufs; b++)
-        memset(m->dact[b] + lo * m->buf_size[b], 0, nb * m->buf_size[b] * sizeof *m->dact[b]);
+        if (!m->pool_zeroes[b])
+            memset(m->dact[b] + lo * m->buf_size[b], 0, nb * m->buf_size[b] * sizeof *m->dact[b]);
     const dp_layer *top = &m->layers[m->n_layers - 1];
     dp_softmax_ce_backward(m->dact[top->out_buf] + lo * top->out_size,
                            dp_model_logits(m) + lo * top->out_size, y + lo, nb, m->n_classes);
@@ -510,9 +516,8 @@ static void backward_lane(dp_model *m, int j, const int *y, size_t lo, size_t nb
             dp_conv_ws *ws = lane_ws(l, j, lo);
             if (s && l->pex_method == DP_CONV_PEX_STORED) {
                 size_t row = l->n_w + l->n_b;
-                double *g = l->pex_g + lo * row;
-                dp_conv2d_pex_grads(g, ws, dout, inp, nb, &l->conv, l->conv_keep);
-                for (size_t k = 0; k < nb; k++) s[k] += dp_dot(g + k * row, g + k * row, row);
+                dp_conv2d_pex_grads(l->pex_g + lo * row, s, ws, dout, inp, nb, &l->conv,
+                                    l->conv_keep);
             } else if (s) {
                 dp_conv2d_pex_sqnorm(s, ws, dout, inp, nb, &l->conv, l->pex_method,
                                      l->conv_keep);
@@ -523,8 +528,14 @@ static void backward_lane(dp_model *m, int j, const int *y, size_t lo, size_t nb
             break;
         }
         case DP_LAYER_MAXPOOL:
+            /* example by example, each example's errors zeroed just before the scatter
+             * (not with the other buffers above): they are then written in cache */
             if (dinp)
-                dp_maxpool_backward(dinp, dout, l->argmax + lo * l->out_size, nb, &l->pool);
+                for (size_t k = 0; k < nb; k++) {
+                    memset(dinp + k * l->in_size, 0, l->in_size * sizeof *dinp);
+                    dp_maxpool_backward(dinp + k * l->in_size, dout + k * l->out_size,
+                                        l->argmax + (lo + k) * l->out_size, 1, &l->pool);
+                }
             break;
         case DP_LAYER_ACT:
             /* in place: the error of the output becomes the error of the input */

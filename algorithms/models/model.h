@@ -105,6 +105,7 @@ typedef struct dp_model {
     size_t n_bufs;
     double **act, **dact;          /* (n_bufs): activation and error buffers */
     size_t *buf_size;              /* per-example size of each buffer */
+    unsigned char *pool_zeroes;    /* (n_bufs): a max-pool zeroes this buffer's errors */
     double *gbuf, *sq;             /* one conv's per-example gradient row, (max_batch) norms */
     double *lgrad;                 /* (lanes, n_params) weight gradients of each lane */
     double *mem;                   /* one allocation behind all double workspaces */

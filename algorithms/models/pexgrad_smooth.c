@@ -193,7 +193,7 @@ static void conv_pex_grads_add(double *g, double *tmp, dp_conv_ws *ws, const dou
     size_t P = dp_conv_patches(s), OC = (size_t)s->oc;
     size_t in_sz = (size_t)s->h * s->w * s->c, row = OC * dp_conv_k(s) + OC;
     for (size_t n = 0; n < B; n++) {
-        dp_conv2d_pex_grads(tmp, ws, dout + n * P * OC, inp + n * in_sz, 1, s, 0);
+        dp_conv2d_pex_grads(tmp, NULL, ws, dout + n * P * OC, inp + n * in_sz, 1, s, 0);
         dp_axpy(g + n * row, 1.0, tmp, row);
     }
 }
@@ -239,7 +239,7 @@ static void collect_copy(dp_model *m, dp_model_smooth *s, size_t k, size_t nb)
             break;
         case SM_CONV: { /* per-example gradients summed over the copies */
             double *g = sl->g ? sl->g : l->pex_g;
-            if (k == 0) dp_conv2d_pex_grads(g, &l->conv_all, dout, in, nb, &l->conv, 0);
+            if (k == 0) dp_conv2d_pex_grads(g, NULL, &l->conv_all, dout, in, nb, &l->conv, 0);
             else conv_pex_grads_add(g, m->gbuf, &l->conv_all, dout, in, nb, &l->conv);
             break;
         }
@@ -312,7 +312,7 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
                     }
                 } else if (l->pex_method == DP_CONV_PEX_STORED && l->pex_g) {
                     size_t row = l->n_w + l->n_b;
-                    dp_conv2d_pex_grads(l->pex_g, &l->conv_all, sl->d, in, nb, &l->conv, 0);
+                    dp_conv2d_pex_grads(l->pex_g, NULL, &l->conv_all, sl->d, in, nb, &l->conv, 0);
                     for (size_t e = 0; e < nb; e++)
                         c[e] += dp_dot(l->pex_g + e * row, l->pex_g + e * row, row) * invk2;
                 } else {

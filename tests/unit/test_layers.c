@@ -285,14 +285,15 @@ START_TEST(test_conv_have_cols)
             conv_fwd(&c, out); /* fills the patches; have = 0 recomputes them */
             dp_conv2d_backward(dx[have], dw[have], db[have], &c.ws, R, c.x, c.w, B, &c.s, have);
             dp_conv2d_pex_sqnorm(sq[have], &c.ws, R, c.x, B, &c.s, DP_CONV_PEX_GRAM, have);
-            dp_conv2d_pex_grads(g[have], &c.ws, R, c.x, B, &c.s, have);
+            dp_conv2d_pex_grads(g[have], NULL, &c.ws, R, c.x, B, &c.s, have);
         }
         ck_assert_mem_eq(dx[0], dx[1], nx * sizeof *dx[0]);
         ck_assert_mem_eq(dw[0], dw[1], nw * sizeof *dw[0]);
         ck_assert_mem_eq(db[0], db[1], (size_t)c.s.oc * sizeof *db[0]);
         ck_assert_mem_eq(sq[0], sq[1], sizeof sq[0]);
         ck_assert_mem_eq(g[0], g[1], B * row * sizeof *g[0]);
-        for (int have = 0; have < 2; have++) free(dx[have]), free(dw[have]), free(db[have]), free(g[have]);
+        for (int have = 0; have < 2; have++)
+            free(dx[have]), free(dw[have]), free(db[have]), free(g[have]);
         free(R), free(out);
         conv_free(&c);
     }
@@ -324,9 +325,12 @@ START_TEST(test_conv_pex)
             for (size_t i = 0; i < B; i++)
                 ck_assert_double_le(fabs(sq[i] - ref[i]), CONV_TOL * ref[i]);
         }
-        dp_conv2d_pex_grads(g, &c.ws, R, c.x, B, &c.s, 0);
-        for (size_t i = 0; i < B; i++)
+        double sqg[B] = {0};
+        dp_conv2d_pex_grads(g, sqg, &c.ws, R, c.x, B, &c.s, 0);
+        for (size_t i = 0; i < B; i++) {
             ck_assert_double_le(rel_err(g + i * row, gref + i * row, row), CONV_TOL);
+            ck_assert_double_le(fabs(sqg[i] - ref[i]), CONV_TOL * ref[i]);
+        }
         free(R), free(gref), free(g);
         conv_free(&c);
     }

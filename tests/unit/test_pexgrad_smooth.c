@@ -219,7 +219,8 @@ static void check_same(const double *sum, const double *ref_sum, size_t P, const
     }
     ck_assert_msg(rel_err(sum, ref_sum, P) <= FLOAT_TOL, "%s, C %g: clipped sum relative %g",
                   what, clip, rel_err(sum, ref_sum, P));
-    for (size_t i = 0; i < B; i++) ck_assert_double_le(fabs(sq[i] - sq_ref[i]), FLOAT_TOL * sq_ref[i]);
+    for (size_t i = 0; i < B; i++)
+        ck_assert_double_le(fabs(sq[i] - sq_ref[i]), FLOAT_TOL * sq_ref[i]);
     ck_assert_double_eq_tol(loss, loss_ref, LOSS_TOL * loss_ref);
 }
 
@@ -491,7 +492,8 @@ START_TEST(test_reduce_unstored)
     dp_model_clipped_grad(&m, b.x, b.y, B, 0.05, ref, sq_ref);
     dp_model_smoothed_clipped_grad(&m, &s, b.x, b.y, B, 0.05, 1, 0.0, &r, sum, sq);
     ck_assert_double_le(rel_err(sum, ref, P), FLOAT_TOL);
-    for (size_t i = 0; i < B; i++) ck_assert_double_le(fabs(sq[i] - sq_ref[i]), FLOAT_TOL * sq_ref[i]);
+    for (size_t i = 0; i < B; i++)
+        ck_assert_double_le(fabs(sq[i] - sq_ref[i]), FLOAT_TOL * sq_ref[i]);
     dp_model_smooth_destroy(&s);
     free(sum), free(ref);
     free_batch(&b);
