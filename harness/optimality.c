@@ -86,7 +86,9 @@ int optimality_prepare(run_spec *specs, const grid_run *runs, size_t n, dp_err *
 {
     for (size_t i = 0; i < n; i++) {
         run_spec *s = &specs[i];
-        if (!s->optimality_gap) continue;
+        /* a run whose dataset is missing (dataset.required false) is recorded as failed
+         * without training: there is no problem to solve */
+        if (!s->optimality_gap || s->data_missing[0]) continue;
         size_t j = 0;
         while (j < i && !(specs[j].optimality_gap && same_problem(&specs[j], s))) j++;
         if (j < i) {
