@@ -35,6 +35,7 @@
 
 #include "base/noise_source.h"
 #include "privacy/theorems.h"
+#include "debug_noise.h"
 
 int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, size_t n,
                             dp_input_pert_plan *plan, dp_err *err)
@@ -97,7 +98,7 @@ int dp_input_pert_train(dp_linear *m, const dp_input_pert_cfg *cfg, const dp_cvx
         free(xp);
         return rc;
     }
-    double sigma = cfg->noise ? plan->sigma : 0.0;
+    double sigma = cfg->noise ? DP_DEBUG_NOISE(plan->sigma) : 0.0;
     dp_input_pert_perturb(&noise, xp, train->x, n, d, sigma);
     if ((rc = dp_noise_check(&noise, err))) {
         free(xp);

@@ -40,6 +40,7 @@
 
 #include "base/noise_source.h"
 #include "privacy/mechanisms.h"
+#include "debug_noise.h"
 #include "privacy/theorems.h"
 
 int dp_output_pert_make_plan(const dp_linear *m, const dp_output_pert_cfg *cfg, size_t n,
@@ -169,7 +170,7 @@ int dp_output_pert_train(dp_linear *m, const dp_output_pert_cfg *cfg, const dp_c
     if (rc == 0 && dp_noise_is_secure(&noise))
         for (size_t j = 0; j < P; j++) m->w[j] = dp_noise_snap(&noise, m->w[j]);
     if (rc == 0) {
-        for (size_t j = 0; j < P; j++) m->w[j] += z[j];
+        for (size_t j = 0; j < P; j++) m->w[j] += DP_DEBUG_NOISE(z[j]);
         dp_curve_point *last = &result->curve[result->n_curve - 1];
         rc = dp_cvx_evaluate(m, train, test, last, err);
         result->final = *last;

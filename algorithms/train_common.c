@@ -61,6 +61,7 @@
 #include "base/noise_source.h"
 #include "base/rng.h"
 #include "base/vec.h"
+#include "debug_noise.h"
 #include "smoothing.h"
 
 // ---- validation -------------------------------------------------------------------------
@@ -339,7 +340,8 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
     int dp = cfg->algorithm == DP_ALGO_DP_SGD;
     L.clip = dp ? cfg->clip : INFINITY;
     /* sigma = 0 with C = inf would give 0 * inf = NaN: no noise is no noise. */
-    L.noise_std = dp && cfg->noise_multiplier > 0.0 ? cfg->noise_multiplier * cfg->clip : 0.0;
+    L.noise_std = dp && cfg->noise_multiplier > 0.0
+                      ? DP_DEBUG_NOISE(cfg->noise_multiplier * cfg->clip) : 0.0;
     result->noise_std = L.noise_std;
 
     size_t P = ops->n_params;
