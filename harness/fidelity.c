@@ -248,14 +248,6 @@ void fidelity_destroy(fidelity *f)
 
 // ---- output ---------------------------------------------------------------------------
 
-static size_t paper_only(const table_result *t)
-{
-    size_t n = 0, cells = t->rk.n_groups * t->ck.n_groups;
-    for (size_t i = 0; i < cells; i++)
-        n += t->cells[i].paper && !t->cells[i].st.n && !t->cells[i].note;
-    return n;
-}
-
 static int has_content(const fidelity *f, const table_result *tables, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -269,7 +261,7 @@ static void lines(agg_strs *out, const fidelity *f, const table_result *tables, 
     for (size_t i = 0; i < n; i++) {
         const table_result *t = &tables[i];
         if (!t->has_ref) continue;
-        size_t po = paper_only(t);
+        size_t po = table_paper_cells_without_runs(t);
         char extra[96] = "";
         if (po) snprintf(extra, sizeof extra, "; %zu paper cell%s without runs of ours", po,
                          po == 1 ? "" : "s");
@@ -323,7 +315,8 @@ json_t *fidelity_json(const fidelity *f, const table_result *tables, size_t n)
         json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o}", "name", t->name,
                               "reference", t->ref.file, "citation", t->citation, "compared",
                               (json_int_t)t->n_compared, "within", (json_int_t)t->n_within,
-                              "paper_only", (json_int_t)paper_only(t), "outside", outside);
+                              "paper_only", (json_int_t)table_paper_cells_without_runs(t),
+                              "outside", outside);
         if (!o || json_array_append_new(tabs, o)) goto oom;
         size_t nc = t->ck.n_groups;
         for (size_t r = 0; r < t->rk.n_groups; r++)

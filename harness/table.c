@@ -358,6 +358,18 @@ double table_cell_value(const table_result *t, const agg_stats *st)
     return NAN;
 }
 
+size_t table_paper_cells_without_runs(const table_result *t)
+{
+    size_t n = 0, matched = 0, cells = t->rk.n_groups * t->ck.n_groups;
+    if (!t->has_ref) return 0;
+    for (size_t i = 0; i < cells; i++) {
+        const table_cell *c = &t->cells[i];
+        matched += c->paper != NULL;   /* a reference cell matches one table cell at most */
+        n += c->paper && !c->st.n && !c->note;
+    }
+    return n + (t->ref.n_cells - matched);
+}
+
 void table_result_destroy(table_result *t)
 {
     if (!t) return;

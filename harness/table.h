@@ -84,6 +84,12 @@ void table_result_destroy(table_result *t);
  * paper and judged by claims. */
 double table_cell_value(const table_result *t, const agg_stats *st);
 
+/* The paper's cells without runs of ours: cells of the table with a paper value and no
+ * ok runs (not noted as left out by design), plus the reference's cells whose row or
+ * column the table does not have at all (a quick scale running other epochs than the
+ * paper's columns). 0 without a reference. */
+size_t table_paper_cells_without_runs(const table_result *t);
+
 /* Write the table's files (DIR/tables/NAME.md, .csv, .tex as formats asks) and append
  * its Markdown section to out->md and its HTML fragment to out->html (always).
  * Errors: DP_EIO, DP_ENOMEM; files written before stay listed in out->files. */

@@ -211,9 +211,7 @@ static void notes(agg_strs *out, const table_result *t)
             agg_strs_pushf(out, "Ours differs from the paper (outside its band) in %zu cell%s: "
                            "%s.", outside, outside == 1 ? "" : "s", agg_buf_str(&b));
         agg_buf_destroy(&b);
-        size_t unmatched = 0;
-        for (size_t i = 0; i < nr * nc; i++)
-            if (t->cells[i].paper && t->cells[i].st.n == 0 && !t->cells[i].note) unmatched++;
+        size_t unmatched = table_paper_cells_without_runs(t);
         if (unmatched)
             agg_strs_pushf(out, "%zu cell%s with a paper value %s no runs of ours to compare.",
                            unmatched, unmatched == 1 ? "" : "s", unmatched == 1 ? "has" : "have");
