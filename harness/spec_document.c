@@ -39,7 +39,8 @@ static const char *const FORMATS[] = {"md", "csv", "tex", "html", "png", "svg", 
 static const char *const FIGURE_KEYS[] = {"name", "title", "x",    "y",        "by",
                                           "where", "logx", "logy", "errorbars"};
 
-static const char *const AGGREGATES[] = {"mean_std", "mean", "median", "min", "max"};
+static const char *const AGGREGATES[] = {"mean_std", "mean", "median", "min", "max",
+                                         "std", "range"};
 
 static int check_grid(const cfg_node *g, const char *where, dp_err *err)
 {
