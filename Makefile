@@ -97,10 +97,22 @@ $(BUILD)/tests/%: tests/unit/%.c $(HARLIB) $(LIB) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(HARLIB) $(LIB) $(PKG_LIBS) $(CHECK_LIBS)
 
+# The audit's broken-mechanism test: the files holding the mechanisms' noise call sites
+# compiled again with -DDPERM_DEBUG_NOISE (algorithms/debug_noise.h) and linked before
+# libdperm.a, so their copies replace the library's. No other program has the switch.
+DEBUG_NOISE_SRC := algorithms/train_common.c algorithms/output_pert.c algorithms/input_pert.c
+DEBUG_NOISE_OBJ := $(DEBUG_NOISE_SRC:%.c=$(BUILD)/debug-noise/%.o)
+$(BUILD)/debug-noise/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DDPERM_DEBUG_NOISE -c $< -o $@
+$(BUILD)/tests/test_audit_broken: tests/unit/test_audit_broken.c $(DEBUG_NOISE_OBJ) $(HARLIB) $(LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DDPERM_DEBUG_NOISE -o $@ $< $(DEBUG_NOISE_OBJ) $(HARLIB) $(LIB) $(PKG_LIBS) $(CHECK_LIBS)
+
 # Builds use every core (the compiles are independent); the test programs run JOBS at a
 # time, the slowest first, each into its own log, printed in order afterwards so the
 # output reads as if serial.
-SLOW_TESTS := %/test_pld %/test_accountant %/test_pexgrad
+SLOW_TESTS := %/test_pld %/test_accountant %/test_pexgrad %/test_audit %/test_audit_broken
 test: deps ## every test: unit + integration, the unit tests and fuzz corpora under ASan/UBSan, memcheck
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(TEST_BIN)
 	@$(MAKE) --no-print-directory check-deps test-unit test-integration
@@ -202,10 +214,15 @@ test-slurm: all ## as root: the Slurm job-array workflow on a one-node cluster (
 # One line per paper lists its configs; `make reproduce` runs every paper.
 SCALE ?= quick
 PAPERS := lssgd zhang17 dplis inputpert lecture15
-REPRO_CONFIGS_lssgd := configs/lssgd/table2.yaml
+REPRO_CONFIGS_lssgd := configs/lssgd/table2.yaml configs/lssgd/fig3.yaml configs/lssgd/fig4.yaml \
+  configs/lssgd/fig5.yaml configs/lssgd/fig6.yaml configs/lssgd/fig6_eps.yaml configs/lssgd/fig7.yaml
+# REPRO_COMMANDS_<paper>: what a paper needs besides sweeps, run after them.
+REPRO_COMMANDS_lssgd := $(BIN)/dperm smoothing --out results/$(SCALE)/lssgd_smoothing
 REPRO_CONFIGS_zhang17 := configs/zhang17/table3.yaml configs/zhang17/rrpsgd.yaml
-REPRO_CONFIGS_dplis :=
-REPRO_CONFIGS_inputpert :=
+REPRO_CONFIGS_dplis := configs/dplis/table2_mnist.yaml configs/dplis/table10_mnist.yaml \
+  configs/dplis/fig4_mnist.yaml configs/dplis/table2_cifar10.yaml configs/dplis/table10_cifar10.yaml \
+  configs/dplis/table11.yaml
+REPRO_CONFIGS_inputpert := configs/inputpert/fig2_3.yaml configs/inputpert/fig4.yaml
 REPRO_CONFIGS_lecture15 := configs/lecture15/accountants.yaml
 REPRO_TARGETS := $(addprefix reproduce-,$(PAPERS))
 .PHONY: $(REPRO_TARGETS) demo
@@ -215,6 +232,7 @@ $(REPRO_TARGETS): reproduce-%: all ## a paper's tables and figures (lssgd, zhang
 	  $(BIN)/dperm run $$c --scale $(SCALE) -j $(JOBS) --resume --out $$out && \
 	  $(BIN)/dperm report $$out || exit $$?; \
 	done
+	@$(REPRO_COMMANDS_$*)
 
 reproduce: $(REPRO_TARGETS) ## every paper's tables and figures at SCALE (quick: under 30 min on 2 cores)
 
@@ -233,4 +251,4 @@ check-deps: ## fail when a file includes across a forbidden direction
 clean: ## remove build outputs (results/ is kept)
 	rm -rf $(BUILD) $(BIN)
 
--include $(LIB_OBJ:.o=.d) $(HAR_OBJ:.o=.d) $(BUILD)/harness/main.d
+-include $(LIB_OBJ:.o=.d) $(HAR_OBJ:.o=.d) $(BUILD)/harness/main.d $(DEBUG_NOISE_OBJ:.o=.d)
