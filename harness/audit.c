@@ -10,8 +10,8 @@
  *   rows use least (the eigenvector of the smallest eigenvalue of X^T X, by power
  *   iteration on trace(X^T X) I - X^T X), so its gradient is nearly orthogonal to the
  *   data's and its influence is not washed out by theirs; its label is the training set's
- *   least frequent class, which a model fitted to the data predicts wrong for a point its
- *   weights barely see, so its gradient stays large. Its norm is the largest the
+ *   least frequent class, the one a model's bias leans against (on imbalanced data its
+ *   gradient then stays near its largest). Its norm is the largest the
  *   mechanism allows: algorithm.feature_bound B for the algorithms whose theorem bounds
  *   the rows (they refuse longer rows), 10 C for the first-order ones, so that its
  *   gradient is clipped to the full C with 99.5% of it along the canary direction.
@@ -21,8 +21,8 @@
  *   theorem-calibrated convex algorithms (Zhang17, InputPert, Kifer et al., Bassily et
  *   al. bound data sets that differ in one example). Replace-one puts the canary in both
  *   sets, with another label in D (logistic: the other class; softmax: the most frequent
- *   class): the two gradients then differ by the whole [x; 1] at every step, the largest
- *   difference a logistic loss allows at ||x|| = B whatever the weights.
+ *   class): for logistic regression the two gradients then differ by exactly [x; 1] at
+ *   every step, whatever the weights.
  * - The claimed delta is the one the run spends (0 for an eps-DP mechanism such as
  *   output perturbation's Laplace), as the driver records it.
  * - The released statistic: the final weights projected on the canary (the class row of
@@ -31,8 +31,9 @@
  * - Trials run in this process through the library's own trainers: dp_train_linear for
  *   the first-order algorithms, the convex drivers' run() (convex.c) for the others, with
  *   trial seeds from splitmix64(audit seed, side, trial): every trial draws fresh noise
- *   and batches. Full-batch training takes the whole of D' (n + 1 rows). The noise is the
- *   one calibrated for D (n rows), as a run of the experiment file would use.
+ *   and batches. Full-batch training takes every row it is given (n or n + 1). The
+ *   first-order algorithms keep the noise calibrated for D (n rows), as a run of the
+ *   experiment file would; the convex drivers calibrate to the rows they get, as theirs do.
  * - The first half of each side's trials chooses the threshold, the second half gives
  *   the reported rates and bound (choosing and evaluating on the same outputs would
  *   overstate the bound).
