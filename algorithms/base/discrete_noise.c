@@ -131,27 +131,24 @@ uint64_t dp_bytes_below(dp_bytes *b, uint64_t n)
     }
 }
 
-/* Uniform in [0, n) for 1 <= n < 2^127: mask to n's bit length, reject. */
-static dp_u128 below128(dp_bytes *b, dp_u128 n)
-{
-    if (n >> 64 == 0) return dp_bytes_below(b, (uint64_t)n);
-    int bits = 128;
-    while (!((n >> (bits - 1)) & 1)) bits--;
-    dp_u128 mask = bits == 128 ? ~(dp_u128)0 : (((dp_u128)1 << bits) - 1);
-    for (;;) {
-        dp_u128 x = ((dp_u128)dp_bytes_u64(b) << 64) | dp_bytes_u64(b);
-        x &= mask;
-        if (x < n || b->error) return x;
-    }
-}
-
 // ---- CKS Alg. 1 ------------------------------------------------------------------------
 
-/* Bernoulli(num / den), 0 <= num <= den. */
+/* Bernoulli(num / den), 0 <= num, 1 <= den < 2^127: a uniform U in [0, 1) compared with
+ * p = num/den one binary digit at a time, p's digits by long division, U's by fair coins;
+ * the first digit where they differ decides (U < p iff there p has the 1). Exact, and two
+ * coins on average whatever the size of den: a uniform integer below den would take 16
+ * bytes per trial once den passes 2^64, which made getrandom most of the cost. */
 static int bernoulli(dp_bytes *b, dp_u128 num, dp_u128 den)
 {
     if (num >= den) return 1;
-    return below128(b, den) < num;
+    dp_u128 r = num;
+    for (;;) {
+        r <<= 1;
+        int p_bit = r >= den;
+        if (p_bit) r -= den;
+        int u_bit = coin(b);
+        if (u_bit != p_bit || b->error) return p_bit;
+    }
 }
 
 /* Bernoulli(exp(-gamma)), gamma = num/den in [0, 1]: draw A_k ~ Bernoulli(gamma / k) for
