@@ -68,6 +68,9 @@ static int load_reference(const_table *t, const char *ref_dir, dp_err *err)
     snprintf(want, sizeof want, "%s/%s", ref_dir, t->file);
     ref_resolve(want, ".", path, sizeof path);
     int rc = ref_table_load(&t->ref, path, err);
+    if (rc == DP_EIO)
+        dp_err_hint(err, "run from the repository root or pass --reference-dir, the folder "
+                         "holding lssgd_table3.yaml and lssgd_table4.yaml");
     if (rc) return rc;
     if (t->ref.n_rows != 1 || strcmp(t->ref.rows[0], "d") || !t->ref.cols ||
         strcmp(t->ref.cols, "smoothing"))

@@ -37,4 +37,5 @@ check "...naming --seed" grep -q -- "--seed" "$WORK/err"
 "$DPERM" smoothing --out "$WORK/bad" --reference-dir "$WORK/nowhere" > /dev/null 2> "$WORK/err"
 check "a missing reference exits 2" [ $? = 2 ]
 check "...and writes nothing" [ ! -e "$WORK/bad" ]
+check "...saying what to do" grep -q -- "--reference-dir" "$WORK/err"
 finish
