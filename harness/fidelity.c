@@ -84,9 +84,15 @@ static int beats(double a, double b, int lower)
     return lower ? a < b : a > b;
 }
 
+/* within < 0: a beats b; else a is "almost the same" as b: |a - b| <= within */
+static int passes(double a, double b, int lower, double within)
+{
+    return within < 0 ? beats(a, b, lower) : fabs(a - b) <= within;
+}
+
 int claim_judge_table(const table_result *t, json_t *sel_better, json_t *sel_than,
-                      int on_average, int lower, claim_verdict *v, char *detail,
-                      size_t detail_size, dp_err *err)
+                      int on_average, int lower, double within, claim_verdict *v,
+                      char *detail, size_t detail_size, dp_err *err)
 {
     size_t nr = t->rk.n_groups, nc = t->ck.n_groups, nb, nt;
     char *better = malloc(nr + 1), *than = malloc(nr + 1);
@@ -123,7 +129,7 @@ int claim_judge_table(const table_result *t, json_t *sel_better, json_t *sel_tha
                     continue;
                 }
                 compared++;
-                if (!beats(x, y, lower)) {
+                if (!passes(x, y, lower, within)) {
                     *v = CLAIM_FAILS;
                     snprintf(detail, detail_size, "%s: %s %.4g vs %s %.4g%s%s%s", t->name,
                              bl ? bl : "?", x, ol ? ol : "?", y,
@@ -138,7 +144,7 @@ int claim_judge_table(const table_result *t, json_t *sel_better, json_t *sel_tha
             if (on_average && used) {
                 compared++;
                 missing = 0;   /* an average over the shared columns is still an answer */
-                if (!beats(sb / (double)used, so / (double)used, lower)) {
+                if (!passes(sb / (double)used, so / (double)used, lower, within)) {
                     *v = CLAIM_FAILS;
                     snprintf(detail, detail_size, "%s: mean of %s %.4g vs %s %.4g over %zu "
                              "column%s", t->name, bl ? bl : "?", sb / (double)used,
@@ -189,6 +195,11 @@ static int eval_one(claim_result *cr, json_t *c, size_t i, const table_result *t
         return dp_err_set(err, DP_ECONFIG, "report.claims[%zu].for '%s': expected every_col "
                           "or on_average", i, mode);
     int on_average = mode && !strcmp(mode, "on_average");
+    json_t *w = json_object_get(c, "within");
+    if (w && (!json_is_number(w) || !(json_number_value(w) >= 0)))
+        return dp_err_set(err, DP_ECONFIG, "report.claims[%zu].within: expected a number "
+                          ">= 0", i);
+    double within = w ? json_number_value(w) : -1;
     size_t nt = json_is_array(tab) ? json_array_size(tab) : 1;
     cr->verdict = CLAIM_HOLDS;
     size_t used = 0;
@@ -202,7 +213,7 @@ static int eval_one(claim_result *cr, json_t *c, size_t i, const table_result *t
         claim_verdict v;
         char d[256];
         int rc = claim_judge_table(t, json_object_get(c, "better"), json_object_get(c, "than"),
-                                   on_average, lower, &v, d, sizeof d, err);
+                                   on_average, lower, within, &v, d, sizeof d, err);
         if (rc) return rc;
         /* the verdict that decides: a failure over missing data over a success */
         if (v == CLAIM_FAILS || (v == CLAIM_NO_DATA && cr->verdict == CLAIM_HOLDS)) {

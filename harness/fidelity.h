@@ -8,11 +8,14 @@
  *    better: {ROWS_PATH: VALUE | [VALUES], ...},   # the rows that should win
  *    than:   {ROWS_PATH: VALUE | [VALUES], ...},   # the rows they should beat
  *    for: every_col | on_average,         # default every_col
- *    higher_is_better: BOOL}              # default: by the table's metric (losses, gaps,
+ *    higher_is_better: BOOL,              # default: by the table's metric (losses, gaps,
  *                                         # errors and times are lower-is-better)
+ *    within: TOL}                         # optional: "almost the same" instead of "beats"
  * every_col: at every column, every `better` row's mean beats every `than` row's mean
  * (strictly). on_average: each `better` row's mean over the columns where both rows have
- * runs beats the `than` row's mean over the same columns.
+ * runs beats the `than` row's mean over the same columns. With `within` (>= 0, in the
+ * metric's unit) "beats" becomes "differs by at most TOL" (InputPert: input perturbation
+ * is "almost the same" as Wang et al.'s method), both ways.
  * Verdicts: "holds"; "does not hold" (a comparison with data on both sides fails; the
  * detail names the first one); "not enough data" (no failure, but some comparison lacks
  * runs, or there is nothing to compare).
@@ -45,12 +48,13 @@ typedef struct fidelity {
 const char *claim_verdict_name(claim_verdict v);
 
 /* Judge one claim on one table. sel_better / sel_than: selector maps (above);
- * on_average: 0 for every_col; lower: smaller is better. Fills *v and detail.
+ * on_average: 0 for every_col; lower: smaller is better; within: < 0 for "beats", else
+ * the largest difference that counts as "almost the same". Fills *v and detail.
  * DP_ECONFIG when a selector names a path that is not one of the table's rows, or
  * selects no row (the message names the table); DP_ENOMEM. */
 int claim_judge_table(const table_result *t, json_t *sel_better, json_t *sel_than,
-                      int on_average, int lower, claim_verdict *v, char *detail,
-                      size_t detail_size, dp_err *err);
+                      int on_average, int lower, double within, claim_verdict *v,
+                      char *detail, size_t detail_size, dp_err *err);
 
 /* Judge every claim of `claims` (the report block's list; NULL: none) against the built
  * tables. Errors: DP_ECONFIG (malformed claim, unknown table, bad selector), DP_ENOMEM;

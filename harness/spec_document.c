@@ -15,6 +15,7 @@
 #include "spec_int.h"
 #include "reference.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ static const char *const CELL_NOTE_KEYS[] = {"where", "text"};
 static const char *const SELECT_KEYS[] = {"best_over", "by", "prefer"};
 static const char *const PREFER[] = {"max", "min"};
 static const char *const CLAIM_KEYS[] = {"text", "table", "better", "than", "for",
-                                         "higher_is_better"};
+                                         "higher_is_better", "within"};
 static const char *const CLAIM_FOR[] = {"every_col", "on_average"};
 static const char *const FORMATS[] = {"md", "csv", "tex", "html", "png", "svg", "pdf"};
 static const char *const FIGURE_KEYS[] = {"name", "title", "x",    "y",        "by",
@@ -282,6 +283,11 @@ static int check_claims(const cfg_node *list, const cfg_node *tables, dp_err *er
             return rc;
         const cfg_node *h = cfg_get(c, "higher_is_better");
         if (h && (rc = cfg_as_bool(h, "higher_is_better", &b, err))) return rc;
+        double within;
+        if ((rc = spec_read_number(c, where, "within", 0, 0.0,
+                                   (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"}, &within,
+                                   err)))
+            return rc;
         const cfg_node *t = cfg_get(c, "table");
         size_t nt = t->kind == CFG_SEQ ? t->n_items : 1;
         if (nt == 0) return cfg_error(err, t, 0, "%s.table: empty list", where);

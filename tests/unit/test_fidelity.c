@@ -251,6 +251,48 @@ START_TEST(test_claims)
 }
 END_TEST
 
+/* fid-2.1b: `within`: "almost the same" instead of "beats", both ways; a = 0.80, b = 0.75
+ * at epsilon 1, b has no runs at epsilon 2. */
+START_TEST(test_claims_within)
+{
+    fixture();
+    build_ok("{\"tables\": [" BEST_TABLE "], \"figures\": [], \"claims\": ["
+             "{\"text\": \"a is b within 0.06\", \"table\": \"best\", \"for\": \"on_average\","
+             " \"within\": 0.06, \"better\": {\"algorithm.name\": \"a\"},"
+             " \"than\": {\"algorithm.name\": \"b\"}},"
+             "{\"text\": \"b is a within 0.06\", \"table\": \"best\", \"for\": \"on_average\","
+             " \"within\": 0.06, \"better\": {\"algorithm.name\": \"b\"},"
+             " \"than\": {\"algorithm.name\": \"a\"}},"
+             "{\"text\": \"a is b within 0.04\", \"table\": \"best\", \"for\": \"on_average\","
+             " \"within\": 0.04, \"better\": {\"algorithm.name\": \"a\"},"
+             " \"than\": {\"algorithm.name\": \"b\"}},"
+             "{\"text\": \"a is b within 0.06 at every eps\", \"table\": \"best\","
+             " \"within\": 0.06, \"better\": {\"algorithm.name\": \"a\"},"
+             " \"than\": {\"algorithm.name\": \"b\"}}]}",
+             "md");
+    char *f = slurp("fidelity.json");
+    json_t *j = json_loads(f, 0, NULL);
+    ck_assert_ptr_nonnull(j);
+    json_t *cl = json_object_get(j, "claims");
+    ck_assert_uint_eq(json_array_size(cl), 4);
+    static const char *const want[] = {"holds", "holds", "does not hold", "not enough data"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cl, i), "verdict")),
+                         want[i]);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cl, 2), "detail")),
+                     "best: mean of algorithm.name=a 0.8 vs algorithm.name=b 0.75 over 1 column");
+    json_decref(j);
+    free(f);
+    dp_err err;
+    ck_assert_int_eq(build("{\"tables\": [" BEST_TABLE "], \"claims\": [{\"text\": \"x\", "
+                           "\"table\": \"best\", \"within\": -1, \"better\": "
+                           "{\"algorithm.name\": \"a\"}, \"than\": {\"algorithm.name\": \"b\"}}]}",
+                           "md", &err), DP_ECONFIG);
+    HAS(err.msg, "report.claims[0].within: expected a number >= 0");
+    cleanup();
+}
+END_TEST
+
 /* fid-2.2: claims and references that cannot be used stop the report, writing nothing. */
 START_TEST(test_bad_claims_and_references)
 {
@@ -350,6 +392,8 @@ START_TEST(test_validation)
             62, "all");
     doc_bad("  claims:\n    - {text: x, table: t, better: {r: 1}, than: {r: 0}, "
             "higher_is_better: maybe}\n", 6, 75, "higher_is_better");
+    doc_bad("  claims:\n    - {text: x, table: t, better: {r: 1}, than: {r: 0}, "
+            "within: -0.1}\n", 6, 65, "within");
     doc_bad("  formats: [md, docx]\n", 5, 17, "unknown format 'docx'");
     doc_bad("    - {cell: a, reference: /nonexistent/ref.yaml}\n", 5, 28,
             "report.tables[1].reference: file '/nonexistent/ref.yaml' not found");
@@ -372,6 +416,7 @@ static Suite *fidelity_suite(void)
     test_add_case(s, "fid-1.1", test_best_of_beside_paper, 30);
     test_add_case(s, "fid-1.2", test_prefer_min_and_no_runs, 30);
     test_add_case(s, "fid-2.1", test_claims, 30);
+    test_add_case(s, "fid-2.1b", test_claims_within, 30);
     test_add_case(s, "fid-2.2", test_bad_claims_and_references, 30);
     test_add_case(s, "fid-3.1", test_html_escape_and_index, 30);
     test_add_case(s, "fid-4.1", test_validation, 30);
