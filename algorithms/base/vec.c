@@ -60,6 +60,13 @@ void dp_gemm(int transa, int transb, size_t m, size_t n, size_t k, double alpha,
                 A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
 }
 
+void dp_gemv_t(double *y, const double *A, size_t m, size_t n, size_t lda, const double *x)
+{
+    if (m == 0 || n == 0) return;
+    cblas_dgemv(CblasRowMajor, CblasTrans, (blasint)m, (blasint)n, 1.0, A, (blasint)lda, x, 1,
+                1.0, y, 1);
+}
+
 void dp_sgemm(int transa, int transb, size_t m, size_t n, size_t k, float alpha,
               const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
               size_t ldc)

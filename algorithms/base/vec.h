@@ -21,6 +21,10 @@ void dp_gemm(int transa, int transb, size_t m, size_t n, size_t k, double alpha,
              const double *A, size_t lda, const double *B, size_t ldb, double beta,
              double *C, size_t ldc);
 
+/* y (n) += A^T x for A (m,n) row-major with leading dimension lda, x (m): a weighted sum
+ * of A's rows, read once (a GEMM with one row would first copy A into packed panels). */
+void dp_gemv_t(double *y, const double *A, size_t m, size_t n, size_t lda, const double *x);
+
 /* The same in single precision (used by `dperm bench` to report the machine's sgemm
  * ceiling next to dgemm). */
 void dp_sgemm(int transa, int transb, size_t m, size_t n, size_t k, float alpha,

@@ -562,7 +562,7 @@ static void weight_grads_lane(dp_model *m, int j, size_t lo, size_t nb, double *
         if (c && l->pex_method == DP_CONV_PEX_STORED) {
             /* grad[w; b] += c^T G: one GEMV over the stored gradients */
             size_t row = l->n_w + l->n_b;
-            dp_gemm(0, 0, 1, row, nb, 1.0, c + lo, nb, l->pex_g + lo * row, row, 1.0, dw, row);
+            dp_gemv_t(dw, l->pex_g + lo * row, nb, row, row, c + lo);
             continue;
         }
         const double *in = dp_model_in(m, l) + lo * l->in_size;
