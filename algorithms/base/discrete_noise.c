@@ -246,37 +246,39 @@ static double grid_spacing(double scale)
     return g >= 2.2250738585072014e-308 ? g : 0.0; /* a normal double: x/g stays exact */
 }
 
-int dp_grid_gaussian_plan(dp_grid_noise *p, double sigma, dp_err *err)
+/* Zero p and give it the grid of `scale`: 0, or DP_EINVAL naming the scale. */
+static int grid_start(dp_grid_noise *p, double scale, int gaussian, dp_err *err)
 {
     memset(p, 0, sizeof *p);
-    double g = grid_spacing(sigma);
-    if (g == 0.0)
-        return dp_err_set(err, DP_EINVAL,
-                          "secure Gaussian noise needs a finite sigma > 1e-290, got %g", sigma);
+    p->spacing = grid_spacing(scale);
+    p->gaussian = gaussian;
+    if (p->spacing == 0.0)
+        return dp_err_set(err, DP_EINVAL, "secure %s noise needs a finite %s > 1e-290, got %g",
+                          gaussian ? "Gaussian" : "Laplace", gaussian ? "sigma" : "scale", scale);
+    return 0;
+}
+
+int dp_grid_gaussian_plan(dp_grid_noise *p, double sigma, dp_err *err)
+{
+    int rc = grid_start(p, sigma, 1, err);
+    if (rc) return rc;
     /* sigma / g = m 2^-12 exactly, m < 2^53 (sigma / g in [2^40, 2^41)). */
-    double si = sigma / g;
+    double si = sigma / p->spacing;
     dp_u128 m = (dp_u128)ldexp(si, 12);
     dp_u128 m2 = m * m; /* (sigma/g)^2 = m^2 2^-24 */
     uint64_t t = si < 1518500249988.0 /* 2^40.5 */ ? UINT64_C(1) << 40 : UINT64_C(1) << 41;
     dp_u128 unit = (dp_u128)t << 24;
     dp_u128 S = (m2 + unit - 1) / unit * t; /* the next multiple of t above m^2 2^-24 */
-    p->spacing = g;
-    p->gaussian = 1;
-    p->scale = sqrt((double)S) * g;
+    p->scale = sqrt((double)S) * p->spacing;
     return dp_dgauss_plan(&p->dg, S, t, err);
 }
 
 int dp_grid_laplace_plan(dp_grid_noise *p, double b, dp_err *err)
 {
-    memset(p, 0, sizeof *p);
-    double g = grid_spacing(b);
-    if (g == 0.0)
-        return dp_err_set(err, DP_EINVAL,
-                          "secure Laplace noise needs a finite scale > 1e-290, got %g", b);
+    int rc = grid_start(p, b, 0, err);
+    if (rc) return rc;
     /* b / g = m 2^-12 exactly: Lap_Z(m / 2^12) is Lap_Z(b / g). */
-    uint64_t m = (uint64_t)ldexp(b / g, 12);
-    p->spacing = g;
-    p->gaussian = 0;
+    uint64_t m = (uint64_t)ldexp(b / p->spacing, 12);
     p->scale = b;
     return dp_dlaplace_plan(&p->lap, UINT64_C(1) << 12, m, err);
 }

@@ -139,6 +139,20 @@ START_TEST(test_dgauss_pmf)
 }
 END_TEST
 
+/* n draws of p onto 0: their sum and sum of squares; returns how many fell off the grid. */
+static int grid_moments(dp_bytes *b, const dp_grid_noise *p, long n, double *sum, double *sum2)
+{
+    int off_grid = 0;
+    *sum = *sum2 = 0;
+    for (long i = 0; i < n; i++) {
+        double z = dp_grid_add(b, p, 0.0);
+        off_grid += fmod(z, p->spacing) != 0.0;
+        *sum += z;
+        *sum2 += z * z;
+    }
+    return off_grid;
+}
+
 /* dn-1.4: the grid: a Gaussian of sigma 1.7 and a Laplace of scale 0.3, drawn onto 0:
  * every value a multiple of the spacing (a power of two, 2^-40 to 2^-41 of the scale),
  * the scale used within 2^-39 above the one asked for, mean and variance (sigma^2, 2 b^2)
@@ -154,28 +168,14 @@ START_TEST(test_grid)
     int e;
     ck_assert_double_eq(frexp(p.spacing, &e), 0.5);
     const long N = 200000;
-    double sum = 0, sum2 = 0;
-    int off_grid = 0;
-    for (long i = 0; i < N; i++) {
-        double z = dp_grid_add(&b, &p, 0.0);
-        off_grid += fmod(z, p.spacing) != 0.0;
-        sum += z;
-        sum2 += z * z;
-    }
-    ck_assert_int_eq(off_grid, 0);
+    double sum, sum2;
+    ck_assert_int_eq(grid_moments(&b, &p, N, &sum, &sum2), 0);
     ck_assert_double_eq_tol(sum / N, 0.0, 5 * 1.7 / sqrt((double)N));
     ck_assert_double_eq_tol(sum2 / N, 1.7 * 1.7, 5 * 1.7 * 1.7 * sqrt(2.0 / N));
 
     ck_assert_int_eq(dp_grid_laplace_plan(&p, 0.3, NULL), 0);
     ck_assert(p.spacing <= 0.3 * ldexp(1, -40) && p.scale == 0.3);
-    sum = sum2 = 0;
-    for (long i = 0; i < N; i++) {
-        double z = dp_grid_add(&b, &p, 0.0);
-        off_grid += fmod(z, p.spacing) != 0.0;
-        sum += z;
-        sum2 += z * z;
-    }
-    ck_assert_int_eq(off_grid, 0);
+    ck_assert_int_eq(grid_moments(&b, &p, N, &sum, &sum2), 0);
     double var = 2 * 0.3 * 0.3; /* var(z^2) = E z^4 - var^2 = 24 b^4 - 4 b^4 = 5 var^2 */
     ck_assert_double_eq_tol(sum / N, 0.0, 5 * sqrt(var / N));
     ck_assert_double_eq_tol(sum2 / N, var, 5 * sqrt(5 * var * var / N));
