@@ -208,6 +208,22 @@ START_TEST(test_prefer_min_and_no_runs)
 }
 END_TEST
 
+/* fidelity.json of the last report (the caller decrefs), its claims' verdicts checked
+ * against want[0..n). */
+static json_t *fidelity_with_verdicts(const char *const *want, size_t n)
+{
+    char *f = slurp("fidelity.json");
+    json_t *j = json_loads(f, 0, NULL);
+    free(f);
+    ck_assert_ptr_nonnull(j);
+    json_t *cl = json_object_get(j, "claims");
+    ck_assert_uint_eq(json_array_size(cl), n);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cl, i), "verdict")),
+                         want[i]);
+    return j;
+}
+
 /* fid-2.1: claims: holds, does not hold, not enough data; both directions; averages. */
 START_TEST(test_claims)
 {
@@ -223,15 +239,9 @@ START_TEST(test_claims)
              "\"higher_is_better\": false, \"better\": {\"algorithm.name\": \"b\"}, "
              "\"than\": {\"algorithm.name\": \"a\"}}]}",
              "md,html");
-    char *f = slurp("fidelity.json");
-    json_t *j = json_loads(f, 0, NULL);
-    ck_assert_ptr_nonnull(j);
-    json_t *cl = json_object_get(j, "claims");
-    ck_assert_uint_eq(json_array_size(cl), 4);
     static const char *const want[] = {"not enough data", "does not hold", "holds", "holds"};
-    for (size_t i = 0; i < 4; i++)
-        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cl, i), "verdict")),
-                         want[i]);
+    json_t *j = fidelity_with_verdicts(want, 4);
+    json_t *cl = json_object_get(j, "claims");
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cl, 1), "detail")),
                      "best: algorithm.name=b 0.75 vs algorithm.name=a 0.8 at epsilon=1");
     json_t *t0 = json_array_get(json_object_get(j, "tables"), 0);
@@ -244,7 +254,6 @@ START_TEST(test_claims)
     char *html = slurp("report.html");
     HAS(html, "<li class=\"fails\">Claim &quot;b beats a at every eps&quot;: does not hold");
     json_decref(j);
-    free(f);
     free(md);
     free(html);
     cleanup();
@@ -270,19 +279,12 @@ START_TEST(test_claims_within)
              " \"within\": 0.06, \"better\": {\"algorithm.name\": \"a\"},"
              " \"than\": {\"algorithm.name\": \"b\"}}]}",
              "md");
-    char *f = slurp("fidelity.json");
-    json_t *j = json_loads(f, 0, NULL);
-    ck_assert_ptr_nonnull(j);
-    json_t *cl = json_object_get(j, "claims");
-    ck_assert_uint_eq(json_array_size(cl), 4);
     static const char *const want[] = {"holds", "holds", "does not hold", "not enough data"};
-    for (size_t i = 0; i < 4; i++)
-        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cl, i), "verdict")),
-                         want[i]);
+    json_t *j = fidelity_with_verdicts(want, 4);
+    json_t *cl = json_object_get(j, "claims");
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cl, 2), "detail")),
                      "best: mean of algorithm.name=a 0.8 vs algorithm.name=b 0.75 over 1 column");
     json_decref(j);
-    free(f);
     dp_err err;
     ck_assert_int_eq(build("{\"tables\": [" BEST_TABLE "], \"claims\": [{\"text\": \"x\", "
                            "\"table\": \"best\", \"within\": -1, \"better\": "
