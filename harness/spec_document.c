@@ -258,7 +258,7 @@ static int check_selector(const cfg_node *c, const char *where, const char *key,
     return 0;
 }
 
-/* claims: [{text, table: NAME | [NAMES], better, than, for, higher_is_better}]; each
+/* claims: [{text, table: NAME | [NAMES], better, than, for, higher_is_better, within}]; each
  * table must be one of report.tables (by name). */
 static int check_claims(const cfg_node *list, const cfg_node *tables, dp_err *err)
 {
