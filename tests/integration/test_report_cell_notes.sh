@@ -50,4 +50,21 @@ sed -i 's/where: {algorithm.name: b, epsilon: 2}/where: {train.lr: 2}/' "$R/conf
 "$DPERM" report "$R" > "$WORK/out" 2> "$WORK/err"
 check "a note on another path is refused (exit 2)" [ $? = 2 ]
 check "the error names the note and the path" grep -q 'cell_notes\[0\].where.train.lr: not one of the table.s rows or cols paths' "$WORK/err"
+
+# The experiment file's cell_notes are checked before a sweep starts, at their position.
+cat > "$WORK/bad.yaml" <<'YAML'
+experiment: bad
+dataset: {name: synthetic, n: 200, d: 3}
+model: {type: logistic}
+train: {epochs: 1, batch_size: 10, lr: 0.1}
+algorithm: {name: sgd}
+report:
+  tables:
+    - {name: t, rows: algorithm.name, cell: test_accuracy,
+       cell_notes: [{where: {algorithm.name: sgd}}]}
+YAML
+"$DPERM" run "$WORK/bad.yaml" --dry-run --out "$WORK/bad" > /dev/null 2> "$WORK/err"
+check "a note without text is refused (exit 2)" [ $? = 2 ]
+check "at its position" grep -q 'bad.yaml:9:21: report.tables\[0\].cell_notes\[0\]: missing required key .text.' "$WORK/err"
+check "nothing was written" [ ! -e "$WORK/bad" ]
 finish
