@@ -7,7 +7,9 @@
  *
  * Choice where the issue is silent: "2 points" when the paper gives no std means 2 units
  * of the number as printed (2 percentage points for a table in percent, 2 of whatever
- * unit otherwise); a reference that needs another band should give a std.
+ * unit otherwise). Numbers spanning decades (optimality gaps, CPU times) are compared by
+ * ratio instead: `band_factor: F` puts a cell without std inside when ours lies within a
+ * factor F of the paper's value (both positive).
  */
 #include "reference.h"
 
@@ -22,7 +24,7 @@
 #include "config.h"
 #include "spec_int.h"
 
-static const char *const REF_KEYS[] = {"source", "metric", "unit", "scale", "runs",
+static const char *const REF_KEYS[] = {"source", "metric", "unit", "scale", "band_factor", "runs",
                                        "rows",   "cols",   "cells"};
 static const char *const SOURCE_KEYS[] = {"paper", "table", "page", "section", "note"};
 static const char *const CELL_KEYS[] = {"row", "col", "mean", "std"};
@@ -197,7 +199,10 @@ static int load_doc(ref_table *t, const cfg_node *root, dp_err *err)
     if ((rc = spec_read_string(root, "", "cols", &s, err))) return rc;
     if (s && !(t->cols = strdup(s))) return dp_err_set(err, DP_ENOMEM, "oom");
     spec_range positive = {0, INFINITY, 1, 1, "> 0"};
+    spec_range above_one = {1, INFINITY, 1, 1, "> 1"};
     if ((rc = spec_read_number(root, "", "scale", 0, 1, positive, &t->scale, err)) ||
+        (rc = spec_read_number(root, "", "band_factor", 0, 0, above_one, &t->band_factor,
+                               err)) ||
         (rc = spec_read_int(root, "", "runs", 0, 0, 1, 1000000, &t->runs, err)) ||
         (rc = read_paths(t, cfg_get(root, "rows"), err)))
         return rc;
@@ -207,8 +212,10 @@ static int load_doc(ref_table *t, const cfg_node *root, dp_err *err)
                          "std}");
     if (!(t->cells = calloc(cells->n_items, sizeof *t->cells)))
         return dp_err_set(err, DP_ENOMEM, "oom");
-    for (size_t i = 0; i < cells->n_items; i++)
+    for (size_t i = 0; i < cells->n_items; i++) {
         if ((rc = read_cell(t, cells->items[i], i, err))) return rc;
+        t->cells[i].band_factor = t->band_factor;
+    }
     return 0;
 }
 
@@ -262,6 +269,10 @@ const ref_cell *ref_table_find(const ref_table *t, json_t *const *row, json_t *c
 int ref_outside_band(const ref_cell *c, double ours, double *diff)
 {
     *diff = ours - c->mean;
+    if (!c->has_std && c->band_factor > 1) {   /* a ratio band: both positive, within F */
+        double f = c->band_factor * (1 + 1e-12);
+        return !(c->mean > 0 && ours > 0 && ours <= c->mean * f && ours * f >= c->mean);
+    }
     double half = c->has_std ? 2 * c->std : 2.0;
     /* a hair of slack so a value printed exactly on the edge counts as inside */
     return fabs(*diff) > half * (1 + 1e-12) + 1e-12;

@@ -33,6 +33,7 @@ typedef struct ref_cell {
     char mean_text[32], std_text[32];   /* as printed in the file */
     int decimals;           /* decimals of mean_text */
     int line;               /* where the cell is, for messages */
+    double band_factor;     /* the table's band_factor (0: none), for ref_outside_band */
 } ref_cell;
 
 typedef struct ref_table {
@@ -40,6 +41,8 @@ typedef struct ref_table {
     char *paper, *table, *page, *section, *note;   /* page..note NULL when absent */
     char *metric, *unit;    /* NULL when absent */
     double scale;
+    double band_factor;     /* > 1: a cell without std is inside within this factor of
+                               the paper's value; 0 when absent (± 2 printed units) */
     long runs;              /* 0 when absent */
     char **rows;            /* the rows paths */
     size_t n_rows;

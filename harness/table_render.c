@@ -185,11 +185,15 @@ static void notes(agg_strs *out, const table_result *t)
             snprintf(scale, sizeof scale, " × %g", t->scale);
         }
         if (t->ref.runs) snprintf(runs, sizeof runs, " (%ld runs)", t->ref.runs);
+        char band[96] = "± 2 points";
+        if (t->ref.band_factor > 1)
+            snprintf(band, sizeof band, "within a factor %g of the paper's value",
+                     t->ref.band_factor);
         agg_strs_pushf(out, "Paper: %s%s. Ours: %s%s%s%s%s; diff = ours - paper; %s marks "
-                       "ours outside the paper's mean ± 2 std (± 2 points where the paper "
-                       "gives no std).", t->citation, runs, t->cell, scale,
+                       "ours outside the paper's mean ± 2 std (%s where the paper gives no "
+                       "std).", t->citation, runs, t->cell, scale,
                        t->ref.unit ? " in " : "", t->ref.unit ? t->ref.unit : "",
-                       t->ref.unit ? " (the paper's unit)" : "", MARK);
+                       t->ref.unit ? " (the paper's unit)" : "", MARK, band);
         agg_strs_pushf(out, "Within the paper's band: %zu of %zu compared cells.", t->n_within,
                        t->n_compared);
         size_t nr = t->rk.n_groups, nc = t->ck.n_groups, outside = 0;

@@ -138,6 +138,7 @@ START_TEST(test_malformed)
     bad(HEAD "cells:\n  - {row: 0, col: 0.1, mean: 70, sd: 1}\n", 5, 34,
         "unknown key 'sd' in cells[0]; did you mean 'std'?");
     bad(HEAD "cells:\n  - {row: {a: 1}, col: 0.1, mean: 70}\n", 5, 11, "expected a single value");
+    bad(HEAD "band_factor: 1\ncells:\n  - {row: 0, col: 0.1, mean: 70}\n", 4, 14, "> 1");
 }
 END_TEST
 
@@ -182,6 +183,33 @@ START_TEST(test_band)
 }
 END_TEST
 
+/* ref-3.2: band_factor F: a cell without std is inside within a factor F of the paper's
+ * value (edges inside, both signs must be positive); a printed std still rules. */
+START_TEST(test_band_factor)
+{
+    const char *path = write_ref(HEAD "band_factor: 2\ncells:\n"
+                                      "  - {row: 0, col: 0.1, mean: 0.0106}\n"
+                                      "  - {row: 1, col: 0.1, mean: 5.0, std: 0.5}\n");
+    ref_table t;
+    dp_err err;
+    ck_assert_msg(ref_table_load(&t, path, &err) == 0, "%s", err.msg);
+    ck_assert_double_eq(t.band_factor, 2);
+    const ref_cell *c = &t.cells[0];
+    double d;
+    ck_assert_int_eq(ref_outside_band(c, 0.0212, &d), 0);   /* the edges: inside */
+    ck_assert_int_eq(ref_outside_band(c, 0.0053, &d), 0);
+    ck_assert_int_eq(ref_outside_band(c, 0.0213, &d), 1);
+    ck_assert_int_eq(ref_outside_band(c, 0.0052, &d), 1);
+    ck_assert_double_eq_tol(d, 0.0052 - 0.0106, 1e-15);
+    ck_assert_int_eq(ref_outside_band(c, 1.5, &d), 1);      /* within 2 points, not 2x */
+    ck_assert_int_eq(ref_outside_band(c, -0.0106, &d), 1);
+    ck_assert_int_eq(ref_outside_band(&t.cells[1], 6.0, &d), 0);   /* mean ± 2 std */
+    ck_assert_int_eq(ref_outside_band(&t.cells[1], 9.0, &d), 1);   /* within 2x, not 2 std */
+    ref_table_destroy(&t);
+    cleanup(path);
+}
+END_TEST
+
 static Suite *reference_suite(void)
 {
     Suite *s = suite_create("reference");
@@ -190,6 +218,7 @@ static Suite *reference_suite(void)
     test_add_case(s, "ref-2.1", test_malformed, 10);
     test_add_case(s, "ref-2.2", test_missing_file, 10);
     test_add_case(s, "ref-3.1", test_band, 10);
+    test_add_case(s, "ref-3.2", test_band_factor, 10);
     return s;
 }
 
