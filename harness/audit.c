@@ -58,6 +58,9 @@ static const char *const CANARY_KEYS[] = {"norm"};
 static const char *const STATISTICS[] = {"projection", "loss"};
 static const char *const NEIGHBOURS[] = {"auto", "add_remove", "replace_one"};
 
+/* Seconds between the progress lines of one long audit. */
+#define AUDIT_PROGRESS_SECONDS 10.0
+
 // ---- the audit block ----------------------------------------------------------------
 
 static int read_block(const cfg_node *root, audit_opts *o, dp_err *err)
@@ -409,7 +412,14 @@ int audit_set_run_one(audit_set *a, size_t i, audit_result *r, dp_err *err)
     if (rc == 0 && !out) rc = dp_err_set(err, DP_ENOMEM, "out of memory for %ld trials", T);
     r->neighbours = relation(&a->opts, s);
     if (rc == 0) rc = make_canary(&c, r->canary_norm, r->neighbours, err);
+    double next_note = t0 + AUDIT_PROGRESS_SECONDS;
     for (long t = 0; rc == 0 && t < T; t++) {
+        if (a->progress && progress_now() >= next_note) {
+            fprintf(a->progress, "dperm audit: %zu/%zu %s epsilon %g: %ld of %ld trials (%.0f s)\n",
+                    i + 1, a->g.n, s->algorithm, s->epsilon, t, T, progress_now() - t0);
+            fflush(a->progress);
+            next_note += AUDIT_PROGRESS_SECONDS;
+        }
         uint64_t base = splitmix64(a->opts.seed ^ splitmix64((uint64_t)t));
         if ((rc = trial(&c, 0, splitmix64(base ^ 0x5a5a5a5aULL), &out[t],
                         t == 0 ? &r->delta : NULL, err)) == 0)

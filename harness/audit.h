@@ -12,6 +12,7 @@
 #define DPERM_AUDIT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../algorithms/privacy/audit_bound.h"
 #include "config.h"
@@ -55,6 +56,7 @@ typedef struct audit_set {
     run_spec *specs;        /* validated and calibrated, one per g.runs[i] */
     data_cache data;
     audit_opts opts;
+    FILE *progress;         /* a line here every few seconds of a long audit, or NULL */
 } audit_set;
 
 /* One audit's outcome. */
