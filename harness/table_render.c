@@ -60,6 +60,8 @@ static void tex_text(agg_buf *b, const char *s)
             agg_buf_printf(b, "\\%c", *s);
             break;
         case '~': agg_buf_puts(b, "\\textasciitilde{}"); break;
+        case '<': agg_buf_puts(b, "\\textless{}"); break;   /* OT1 would print ¡ and ¿ */
+        case '>': agg_buf_puts(b, "\\textgreater{}"); break;
         case '^': agg_buf_puts(b, "\\textasciicircum{}"); break;
         default:
             if (!strncmp(s, "±", strlen("±"))) {

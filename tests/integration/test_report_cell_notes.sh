@@ -20,7 +20,7 @@ model: {type: logistic}
 train: {epochs: 1, batch_size: 10, lr: 0.1}
 algorithm: {name: gd}
 report:
-  formats: [md, csv, html]
+  formats: [md, csv, html, tex]
   tables:
     - {name: gap, rows: [dataset.seed, algorithm.name], cols: epsilon, cell: optimality_gap,
        cell_notes: [{where: {algorithm.name: b, epsilon: 2}, text: "not run: b needs eps < 1.5"}]}
@@ -35,6 +35,7 @@ YAML
 check "report exits 0" [ $? = 0 ]
 check "a noted cell shows its note" grep -qE '^\| 1 \| b \| 2\.000 \(n=1\) \| not run: b needs eps < 1\.5 \|$' "$R/tables/gap.md"
 check "a cell without a note says no runs" grep -qE '^\| 1 \| b \| 2\.000 \(n=1\) \| no runs \|$' "$R/tables/plain.md"
+check "LaTeX gets the note with < as \\textless{}" grep -q 'not run: b needs eps \\textless{} 1.5' "$R/tables/gap.tex"
 check "the note is listed once under the table, with its cell count" \
   grep -q '^2 cells without runs by design: not run: b needs eps < 1.5.' "$R/tables/gap.md"
 check "report.html shows the note in the cell" grep -q '<td[^>]*>not run: b needs eps &lt; 1.5</td>' "$R/report.html"
