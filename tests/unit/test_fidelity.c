@@ -170,7 +170,7 @@ START_TEST(test_best_of_beside_paper)
     HAS(tex, "\\begin{tabular}{lrrrrrr}");
     HAS(tex, "\\multicolumn{3}{c}{epsilon = 1}");
     HAS(tex, "a & 80.0 $\\pm$ 1.0 (n=3, train.lr=0.1)$^\\dagger$ & 80.5 $\\pm$ 0.2 & -0.5");
-    HAS(tex, "Fixture <paper> \\& co");
+    HAS(tex, "Fixture \\textless{}paper\\textgreater{} \\& co");
     char *html = slurp("report.html");
     HAS(html, "<td class=\"outside\">80.0 ± 1.0 (n=3, train.lr=0.1) †</td>");
     HAS(html, "Fixture &lt;paper&gt; &amp; co");
