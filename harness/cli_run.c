@@ -197,6 +197,14 @@ static int prepare(sweep *s, dp_err *err)
         fprintf(stderr, "dperm: note: %zu of %zu runs draw their privacy noise from the "
                 "operating system's CSPRNG (privacy.secure_noise): not reproducible by "
                 "design; their records say \"reproducible\": false\n", n_secure, s->g.n);
+    size_t n_unbounded = 0;
+    for (size_t i = 0; i < s->g.n; i++)
+        n_unbounded += strcmp(s->specs[i].algo->name, "input_perturbation") == 0;
+    if (n_unbounded) /* once per sweep, even with --quiet: privacy is the product */
+        fprintf(stderr, "dperm: warning: %zu of %zu runs are input_perturbation, whose "
+                "epsilon (InputPert Thm 1) dperm audit contradicts: their records give it "
+                "as epsilon_claimed, with epsilon_spent null (README, Trust)\n",
+                n_unbounded, s->g.n);
     const char *exp = s->specs && s->g.n ? s->specs[0].experiment : "";
     if (s->opt.out)
         snprintf(s->dir, sizeof s->dir, "%s", s->opt.out);

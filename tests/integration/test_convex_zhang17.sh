@@ -9,6 +9,8 @@ R="$WORK/z/runs.jsonl"
 check "20 records, all ok" [ "$(jq -r .status "$R" | grep -c '^ok$')" = 20 ]
 check "epsilon_spent <= epsilon in every record" \
   [ "$(jq -r 'select(.metrics.epsilon_spent <= .metrics.epsilon) | .id' "$R" | wc -l)" = 20 ]
+check "input perturbation prints no epsilon as spent: null, the paper's claim as epsilon_claimed" \
+  [ "$(jq -r 'select(.config.algorithm.name == "input_perturbation") | [.metrics.epsilon_spent, .metrics.epsilon_claimed == .config.epsilon, (.metrics.privacy_guarantee | startswith("none"))] | tostring' "$R" | sort -u)" = '[null,true,true]' ]
 check "every record names its theorem and accountant" \
   [ "$(jq -r 'select((.metrics.theorem | length) > 0 and (.metrics.accountant | length) > 0) | .id' "$R" | wc -l)" = 20 ]
 check "every record carries a positive noise scale" \
