@@ -323,7 +323,8 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
         l->conv_cols = f, f += MB * P * dp_conv_k(&l->conv);
         l->conv_d = f, f += MB * P * (size_t)l->conv.oc;
     }
-    for (size_t j = 0; j < L; j++, f += lane_f)
+    /* lane_f is 0 without convolutions, and f NULL then: NULL + 0 is undefined in C */
+    for (size_t j = 0; lane_f && j < L; j++, f += lane_f)
         for (size_t i = 0; i < m->n_layers; i++) {
             dp_layer *l = &m->layers[i];
             if (l->spec.kind != DP_LAYER_CONV) continue;
