@@ -284,7 +284,7 @@ static void sgd_step(loop *L, const size_t *batch, size_t nb, double eta, dp_noi
     }
 }
 
-/* Plan one smoother per parameter tensor (FFTW plans made once, before the loop). */
+/* Plan one smoother per parameter tensor (made once, before the loop). */
 static int plan_smoothing(loop *L, dp_err *err)
 {
     const dp_train_ops *ops = L->ops;

@@ -47,7 +47,7 @@ static const spec_algorithm ALGORITHMS[] = {
     {"dp_adam", "DP-Adam: Adam on the DP-SGD gradient", "TF Privacy DPAdamOptimizer; DP-LSSGD §4.2",
      1, DP_UPDATE_ADAM, 0, 0, SPEC_KIND_FIRST_ORDER, K_DP " " K_ADAM},
     {"dp_lssgd",
-     "DP-LSSGD: the DP-SGD gradient smoothed by A_sigma^{-1} (FFT) per parameter tensor",
+     "DP-LSSGD: the DP-SGD gradient smoothed by A_sigma^{-1} per parameter tensor",
      "DP-LSSGD eq. 4, Alg. 1", 1, DP_UPDATE_SGD, 1, 0, SPEC_KIND_FIRST_ORDER, K_DP " smoothing"},
     {"dp_lsadam", "DP-LSAdam: Adam on the Laplacian-smoothed DP-SGD gradient",
      "DP-LSSGD §4.2", 1, DP_UPDATE_ADAM, 1, 0, SPEC_KIND_FIRST_ORDER,
