@@ -99,7 +99,10 @@ check "a misspelt dataset key exits 2 with a suggestion" grep -q "key.yaml:2:23:
 sed 's/split: {test_fraction: 0.3}/labels: pm1/' "$WORK/iris.yaml" > "$WORK/pm1.yaml"
 "$DPERM" run "$WORK/pm1.yaml" --out "$WORK/k" 2> "$WORK/err"
 check "pm1 without a positive class on a 3-class set exits 2" grep -q "needs dataset.positive" "$WORK/err"
-sed 's/name: iris, split: {test_fraction: 0.3}/name: wine_quality/' "$WORK/iris.yaml" > "$WORK/wine.yaml"
-"$DPERM" run "$WORK/wine.yaml" --out "$WORK/k" 2> "$WORK/err"
-check "a regression dataset with a classifier exits 2 and says why" grep -q "wine_quality is a regression dataset (real target): use model.type squared or huber" "$WORK/err"
+# the model is checked against the data's shape once the files are found
+if [ "$have_shared" = 1 ]; then
+  sed 's/name: iris, split: {test_fraction: 0.3}/name: wine_quality/' "$WORK/iris.yaml" > "$WORK/wine.yaml"
+  "$DPERM" run "$WORK/wine.yaml" --out "$WORK/k" 2> "$WORK/err"
+  check "a regression dataset with a classifier exits 2 and says why" grep -q "wine_quality is a regression dataset (real target): use model.type squared or huber" "$WORK/err"
+fi
 finish

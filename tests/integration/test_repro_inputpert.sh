@@ -20,8 +20,9 @@ expands() {
 check "make reproduce-inputpert runs both configs" \
   sh -c "grep -qx 'REPRO_CONFIGS_inputpert := $F23 $F4' Makefile"
 
-if { for d in kddcup99 adult bank_additional breast_cancer iris; do
-       "$DPERM" data info "$d" > /dev/null 2>&1 || exit 1; done; }; then
+# a subshell: its exit leaves the loop, not the script
+if ( for d in kddcup99 adult bank_additional breast_cancer iris; do
+       "$DPERM" data info "$d" > /dev/null 2>&1 || exit 1; done ); then
   # 3 datasets x 6 epsilons x 6 algorithms (erm_exact, the five private methods)
   check "fig2_3 expands at quick scale (108 cells x 1 run)" expands "$F23" quick 108
   check "fig2_3 quick caps output perturbation at 100 GD steps" \
