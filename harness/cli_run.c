@@ -623,6 +623,9 @@ int cli_run(int argc, char **argv)
     progress_finish(&s.prog);
     close(s.fd);
     s.fd = -1;
+    /* Again now: a worker of a killed sweep can still be dying when this one starts, and
+     * its temporary outlives the first sweep of them; by now it is surely gone. */
+    store_remove_stale_temps(s.tmpdir);
     rmdir(s.tmpdir);
 
     /* summary.csv reflects everything recorded, even after an interrupt. Shards leave

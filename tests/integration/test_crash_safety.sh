@@ -63,7 +63,8 @@ check "after every kill: whole records, unique ids, earlier records unchanged" [
 "$DPERM" run "$SWEEP" -j 2 --out "$DIR" --resume --quiet >/dev/null
 check "resume after the kills exits 0" [ $? = 0 ]
 check_sweep_equal "after 10 kills" "$WORK/clean" "$DIR" "$N"
-check "no temporary files left" [ -z "$(ls -A "$DIR" | grep -v -x -e runs.jsonl -e summary.csv -e config.yaml -e sweep.json)" ]
+leftover=$(ls -A "$DIR" | grep -v -x -e runs.jsonl -e summary.csv -e config.yaml -e sweep.json)
+check "no temporary files left${leftover:+ (left: $leftover)}" [ -z "$leftover" ]
 
 # ---- full disk -------------------------------------------------------------------------
 # full_disk LABEL DIR MESSAGE CMD...: run the sweep into DIR under CMD (which limits the
