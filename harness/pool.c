@@ -1,6 +1,7 @@
 /* pool.c: worker processes for runs (see pool.h). */
 #include "pool.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -113,9 +114,30 @@ static int collect(slot *s, int status, const pool_opts *o, pool_done_fn done, v
     return rc;
 }
 
+/* Record files a killed pool left behind. Their numbers are positions in that pool's job
+ * list, not this one's: a file whose run was recorded before the kill, or whose number is
+ * past the end of this list, would never be collected, and the folder never removed. Their
+ * runs are either in runs.jsonl already or in this list again. */
+static void remove_old_records(const char *tmpdir)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d) return;
+    struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(d)) != NULL) {
+        size_t job;
+        int end = 0;
+        if (sscanf(e->d_name, "job-%zu.json%n", &job, &end) == 1 && e->d_name[end] == '\0' &&
+            snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name) < (int)sizeof path)
+            unlink(path);
+    }
+    closedir(d);
+}
+
 int pool_run(const size_t *jobs, size_t n, const pool_opts *o, pool_run_fn run,
              pool_done_fn done, void *ctx, dp_err *err)
 {
+    remove_old_records(o->tmpdir);
     int workers = o->workers < 1 ? 1 : o->workers;
     slot *slots = calloc((size_t)workers, sizeof *slots);
     if (!slots) return dp_err_set(err, DP_ENOMEM, "out of memory");

@@ -65,6 +65,11 @@ check "resume after the kills exits 0" [ $? = 0 ]
 check_sweep_equal "after 10 kills" "$WORK/clean" "$DIR" "$N"
 leftover=$(ls -A "$DIR" | grep -v -x -e runs.jsonl -e summary.csv -e config.yaml -e sweep.json)
 check "no temporary files left${leftover:+ (left: $leftover)}" [ -z "$leftover" ]
+# What a kill between a worker's record file and its collection leaves: a job file whose
+# number belongs to the killed sweep's job list. A resume with nothing left to run clears it.
+mkdir -p "$DIR/.work" && echo '{}' > "$DIR/.work/job-47.json"
+"$DPERM" run "$SWEEP" -j 2 --out "$DIR" --resume --quiet >/dev/null
+check "a stale worker record file is cleared by the next resume" [ ! -e "$DIR/.work" ]
 
 # ---- full disk -------------------------------------------------------------------------
 # full_disk LABEL DIR MESSAGE CMD...: run the sweep into DIR under CMD (which limits the
