@@ -22,6 +22,10 @@
  *   (convex_common.h); each per-example gradient is clipped at L, which never binds for
  *   rows inside the ball (they are checked) but makes the sensitivity hold by
  *   construction. The l2 term is added outside the noisy sum, as in every dperm trainer.
+ * - Deep models (InputPert §6's MLP): nothing in the privacy proof needs convexity, only
+ *   a bound L on every per-example gradient, which clipping at algorithm.clip enforces
+ *   (DP-SGD's way); the steps follow the same lemmas with mu = model.l2 (their utility
+ *   bounds assume convexity and are not claimed there).
  * - Sampling: each step an independent uniform b-subset (DP_SAMPLING_WOR), exactly
  *   Lemma 15.4's "uniformly random set S of size m".
  */
@@ -32,6 +36,7 @@
 #include <string.h>
 
 #include "privacy/theorems.h"
+#include "train_model.h"
 
 int dp_bassily_sigma(double eps, double delta, double L, long T, long n, long b, double *sigma,
                      dp_err *err)
@@ -63,22 +68,22 @@ int dp_bassily_sigma(double eps, double delta, double L, long T, long n, long b,
     return 0;
 }
 
-int dp_bassily_make_plan(const dp_linear *m, const dp_bassily_cfg *cfg, size_t n,
-                         dp_bassily_plan *plan, dp_err *err)
+/* The plan from the data loss's Lipschitz bound L (the clip), the objective's smoothness
+ * beta (recorded only; NaN when unknown), mu = l2 and the parameter count. */
+static int make_plan(double L, double beta, double mu, size_t n_params,
+                     const dp_bassily_cfg *cfg, size_t n, dp_bassily_plan *plan, dp_err *err)
 {
-    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
     dp_bassily_plan p = {0};
-    double beta_loss;
     int rc;
-    if ((rc = dp_cvx_constants(m, cfg->feature_bound, &p.L, &beta_loss, err))) return rc;
     if (n < 1 || n > (size_t)LONG_MAX || cfg->batch_size < 1 || cfg->batch_size > n)
         return dp_err_set(err, DP_EINVAL, "batch size %zu must be in [1, n = %zu]",
                           cfg->batch_size, n);
     if (cfg->iterations < 0 || !(cfg->step >= 0.0) || !isfinite(cfg->step))
         return dp_err_set(err, DP_EINVAL, "iterations and step must be >= 0 (0: the "
                           "lecture's choice)");
-    p.mu = m->l2;
-    p.beta = beta_loss + p.mu;
+    p.L = L;
+    p.mu = mu;
+    p.beta = beta;
     long per_epoch = (long)(n / cfg->batch_size);
     double nb = (double)n / (double)cfg->batch_size;
     double want = cfg->iterations > 0 ? (double)cfg->iterations : ceil(nb * nb);
@@ -92,7 +97,7 @@ int dp_bassily_make_plan(const dp_linear *m, const dp_bassily_cfg *cfg, size_t n
         return rc;
     p.noise_multiplier = p.sigma / p.L;
     double sb = p.sigma / (double)cfg->batch_size;
-    p.G = sqrt(p.L * p.L + (double)m->n_params * sb * sb);
+    p.G = sqrt(p.L * p.L + (double)n_params * sb * sb);
     p.step_from_theorem = cfg->step == 0.0;
     if (p.mu > 0.0) {
         p.schedule = DP_LR_INVERSE_T;
@@ -107,6 +112,27 @@ int dp_bassily_make_plan(const dp_linear *m, const dp_bassily_cfg *cfg, size_t n
     if (!p.step_from_theorem) p.a = cfg->step;
     *plan = p;
     return 0;
+}
+
+int dp_bassily_make_plan(const dp_linear *m, const dp_bassily_cfg *cfg, size_t n,
+                         dp_bassily_plan *plan, dp_err *err)
+{
+    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    double L, beta_loss;
+    int rc;
+    if ((rc = dp_cvx_constants(m, cfg->feature_bound, &L, &beta_loss, err))) return rc;
+    return make_plan(L, beta_loss + m->l2, m->l2, m->n_params, cfg, n, plan, err);
+}
+
+int dp_bassily_make_plan_model(const dp_model *m, double l2, double clip,
+                               const dp_bassily_cfg *cfg, size_t n, dp_bassily_plan *plan,
+                               dp_err *err)
+{
+    if (!cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    if (!(clip > 0.0) || !isfinite(clip))
+        return dp_err_set(err, DP_EINVAL, "a deep model has no Lipschitz bound: give clip "
+                          "C > 0, the bound every clipped per-example gradient keeps");
+    return make_plan(clip, NAN, l2, m ? m->n_params : 0, cfg, n, plan, err);
 }
 
 int dp_bassily_train(dp_linear *m, const dp_bassily_cfg *cfg, const dp_cvx_set *train,
@@ -135,4 +161,28 @@ int dp_bassily_train(dp_linear *m, const dp_bassily_cfg *cfg, const dp_cvx_set *
                                           test->t, test->n, result, err)
                     : dp_train_linear(m, &c, train->x, train->y, train->n, test->x, test->y,
                                       test->n, result, err);
+}
+
+int dp_bassily_train_model(dp_model *m, const dp_bassily_cfg *cfg, double l2, double clip,
+                           const double *x_train, const int *y_train, size_t n_train,
+                           const double *x_test, const int *y_test, size_t n_test,
+                           dp_bassily_plan *plan, dp_train_result *result, dp_err *err)
+{
+    memset(result, 0, sizeof *result);
+    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    int rc = dp_bassily_make_plan_model(m, l2, clip, cfg, n_train, plan, err);
+    if (rc) return rc;
+    dp_train_cfg c = {.algorithm = DP_ALGO_DP_SGD,
+                      .epochs = plan->epochs,
+                      .batch_size = cfg->batch_size,
+                      .sampling = DP_SAMPLING_WOR,
+                      .lr_schedule = plan->schedule,
+                      .lr_a = plan->a,
+                      .clip = plan->L,
+                      .noise_multiplier = cfg->noise ? plan->noise_multiplier : 0.0,
+                      .eval_every = cfg->eval_every,
+                      .seed = cfg->seed,
+                      .secure_noise = cfg->secure_noise};
+    return dp_train_model(m, &c, l2, x_train, y_train, n_train, x_test, y_test, n_test,
+                          result, err);
 }

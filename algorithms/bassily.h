@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "convex_common.h"
 #include "models/linear.h"
+#include "models/model.h"
 #include "train.h"
 
 typedef struct dp_bassily_cfg {
@@ -61,5 +62,21 @@ int dp_bassily_make_plan(const dp_linear *m, const dp_bassily_cfg *cfg, size_t n
 int dp_bassily_train(dp_linear *m, const dp_bassily_cfg *cfg, const dp_cvx_set *train,
                      const dp_cvx_set *test, dp_bassily_plan *plan, dp_train_result *result,
                      dp_err *err);
+
+/* The plan for a deep model m (its n_params; NULL: 0) trained with l2 on n rows: L is
+ * clip (> 0, finite: the bound clipping enforces), beta unknown (NaN). Errors as
+ * dp_bassily_make_plan. */
+int dp_bassily_make_plan_model(const dp_model *m, double l2, double clip,
+                               const dp_bassily_cfg *cfg, size_t n, dp_bassily_plan *plan,
+                               dp_err *err);
+
+/* The same algorithm on a built deep model m (its initial weights): dp_train_model with
+ * dp_sgd, sampling wor, clip, noise multiplier sigma/clip, the plan's schedule, l2.
+ * cfg->feature_bound is not used (clipping bounds the gradients). 0 (also when training
+ * diverged) or a DP_E* code; result must be destroyed either way. */
+int dp_bassily_train_model(dp_model *m, const dp_bassily_cfg *cfg, double l2, double clip,
+                           const double *x_train, const int *y_train, size_t n_train,
+                           const double *x_test, const int *y_test, size_t n_test,
+                           dp_bassily_plan *plan, dp_train_result *result, dp_err *err);
 
 #endif

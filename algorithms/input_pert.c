@@ -25,6 +25,12 @@
  *   reported on the clean training set.
  * GD is dp_train_linear with full batches and a constant step, so with the noise off this
  * is dperm's `gd` on the clean data bit for bit (tested).
+ * Deep models (InputPert §6's one-hidden-layer MLP, Figs. 2-3 (d)-(f)): the same Alg. 1
+ * with GD through dp_train_model. Thm 1 has no constants for a non-convex loss and the
+ * paper states none for its MLP; dperm draws the MLP's feature noise from eq. 9 with
+ * logistic regression's G = sqrt(B^2 + 1) on the same rows and Delta = model.l2, so at
+ * one eps the MLP sees exactly the noise the LR panel sees (the noise is added to the
+ * data, before any model). beta is unknown, so the step must be given.
  */
 #include "input_pert.h"
 
@@ -36,16 +42,16 @@
 #include "base/noise_source.h"
 #include "privacy/theorems.h"
 #include "debug_noise.h"
+#include "train_model.h"
 
-int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, size_t n,
-                            dp_input_pert_plan *plan, dp_err *err)
+/* The plan from the loss's constants: G (Lipschitz), beta (smoothness of the regularized
+ * objective; NaN when unknown, then cfg->step is required), Delta = l2. */
+static int make_plan(double G, double beta, double l2, const dp_input_pert_cfg *cfg, size_t n,
+                     dp_input_pert_plan *plan, dp_err *err)
 {
-    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
     dp_input_pert_plan p = {0};
-    double beta_loss;
     int rc;
-    if ((rc = dp_cvx_constants(m, cfg->feature_bound, &p.G, &beta_loss, err))) return rc;
-    if (!(m->l2 > 0.0))
+    if (!(l2 > 0.0))
         return dp_err_set(err, DP_EINVAL, "InputPert Thm 1 needs a strongly convex loss: set "
                           "model.l2 > 0 (it is Delta)");
     if (cfg->iterations < 1 || cfg->iterations > INT_MAX)
@@ -53,9 +59,13 @@ int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, si
                           cfg->iterations);
     if (!(cfg->step >= 0.0) || !isfinite(cfg->step) || !(cfg->c >= 0.0) || !isfinite(cfg->c))
         return dp_err_set(err, DP_EINVAL, "step and c must be >= 0 and finite (0: default)");
+    if (cfg->step == 0.0 && isnan(beta))
+        return dp_err_set(err, DP_EINVAL, "the default step 1/beta needs the loss's "
+                          "smoothness beta, unknown for a deep model: give step_size");
     if (n > (size_t)LONG_MAX) return dp_err_set(err, DP_EINVAL, "n = %zu", n);
-    p.Delta = m->l2;
-    p.beta = beta_loss + p.Delta;
+    p.G = G;
+    p.Delta = l2;
+    p.beta = beta;
     p.T = cfg->iterations;
     p.step_default = cfg->step == 0.0;
     p.step = p.step_default ? 1.0 / p.beta : cfg->step;
@@ -67,6 +77,28 @@ int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, si
     p.sigma = sqrt(p.sigma2);
     *plan = p;
     return 0;
+}
+
+int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, size_t n,
+                            dp_input_pert_plan *plan, dp_err *err)
+{
+    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    double G, beta_loss;
+    int rc;
+    if ((rc = dp_cvx_constants(m, cfg->feature_bound, &G, &beta_loss, err))) return rc;
+    return make_plan(G, beta_loss + m->l2, m->l2, cfg, n, plan, err);
+}
+
+int dp_input_pert_make_plan_model(double l2, const dp_input_pert_cfg *cfg, size_t n,
+                                  dp_input_pert_plan *plan, dp_err *err)
+{
+    if (!cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    if (!(cfg->feature_bound > 0.0) || !isfinite(cfg->feature_bound))
+        return dp_err_set(err, DP_EINVAL, "feature_bound B must be > 0 and finite, got %g",
+                          cfg->feature_bound);
+    /* logistic regression's G on the same rows (convex_common.h): see input_pert.h */
+    double B = cfg->feature_bound, G = sqrt(B * B + 1.0);
+    return make_plan(G, NAN, l2, cfg, n, plan, err);
 }
 
 void dp_input_pert_perturb(dp_noise *noise, double *xp, const double *x, size_t n, size_t d,
@@ -123,6 +155,57 @@ int dp_input_pert_train(dp_linear *m, const dp_input_pert_cfg *cfg, const dp_cvx
     if (sigma > 0.0 && result->n_curve > 0) {
         dp_curve_point *last = &result->curve[result->n_curve - 1];
         if ((rc = dp_cvx_evaluate(m, train, test, last, err))) return rc;
+        result->final = *last;
+    }
+    return 0;
+}
+
+int dp_input_pert_train_model(dp_model *m, const dp_input_pert_cfg *cfg, double l2,
+                              const double *x_train, const int *y_train, size_t n_train,
+                              const double *x_test, const int *y_test, size_t n_test,
+                              dp_input_pert_plan *plan, dp_train_result *result, dp_err *err)
+{
+    memset(result, 0, sizeof *result);
+    if (!m || !cfg || !plan || !x_train || !y_train)
+        return dp_err_set(err, DP_EINVAL, "NULL argument");
+    if (cfg->eval_every < 1)
+        return dp_err_set(err, DP_EINVAL, "eval_every must be >= 1, got %d", cfg->eval_every);
+    size_t n = n_train, d = m->in_size;
+    int rc;
+    if ((rc = dp_cvx_check_rows(x_train, n, d, cfg->feature_bound, err)) ||
+        (rc = dp_input_pert_make_plan_model(l2, cfg, n, plan, err)))
+        return rc;
+    double *xp = malloc(n * d * sizeof *xp);
+    if (!xp) return dp_err_set(err, DP_ENOMEM, "out of memory for the perturbed features");
+    dp_noise noise;
+    if ((rc = dp_noise_init(&noise, cfg->seed, DP_STREAM_NOISE, cfg->secure_noise, err))) {
+        free(xp);
+        return rc;
+    }
+    double sigma = cfg->noise ? DP_DEBUG_NOISE(plan->sigma) : 0.0;
+    dp_input_pert_perturb(&noise, xp, x_train, n, d, sigma);
+    if ((rc = dp_noise_check(&noise, err))) {
+        free(xp);
+        return rc;
+    }
+    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD,
+                       .epochs = (int)plan->T,
+                       .batch_size = n,
+                       .sampling = DP_SAMPLING_FULL,
+                       .lr_schedule = DP_LR_CONSTANT,
+                       .lr = plan->step,
+                       .clip = INFINITY,
+                       .eval_every = cfg->eval_every,
+                       .seed = cfg->seed};
+    rc = dp_train_model(m, &gd, l2, xp, y_train, n, x_test, y_test, n_test, result, err);
+    free(xp);
+    if (rc) return rc;
+    result->noise_std = sigma;
+    if (sigma > 0.0 && result->n_curve > 0) {
+        dp_curve_point *last = &result->curve[result->n_curve - 1];
+        if ((rc = dp_model_curve_point(m, l2, x_train, y_train, n, x_test, y_test, n_test, last,
+                                       err)))
+            return rc;
         result->final = *last;
     }
     return 0;

@@ -14,6 +14,7 @@
 #include "base/rng.h"
 #include "convex_common.h"
 #include "models/linear.h"
+#include "models/model.h"
 #include "train.h"
 
 typedef struct dp_input_pert_cfg {
@@ -46,6 +47,12 @@ typedef struct dp_input_pert_plan {
 int dp_input_pert_make_plan(const dp_linear *m, const dp_input_pert_cfg *cfg, size_t n,
                             dp_input_pert_plan *plan, dp_err *err);
 
+/* The plan for a deep model trained with l2 on n rows: G = sqrt(B^2 + 1), logistic
+ * regression's constant for rows in the ball of radius B (input_pert.c says why), beta
+ * unknown (NaN), so cfg->step > 0 is required. Errors as dp_input_pert_make_plan. */
+int dp_input_pert_make_plan_model(double l2, const dp_input_pert_cfg *cfg, size_t n,
+                                  dp_input_pert_plan *plan, dp_err *err);
+
 /* xp (n, d) = x + Z, Z's entries i.i.d. N(0, sigma^2), drawn row by row from *noise
  * (dp_noise_add_gaussian, one call per row: seeded, dp_rng_add_gaussian_par's numbers).
  * xp may equal x. A secure draw can fail: check dp_noise_check before using xp. */
@@ -61,5 +68,15 @@ void dp_input_pert_perturb(dp_noise *noise, double *xp, const double *x, size_t 
 int dp_input_pert_train(dp_linear *m, const dp_input_pert_cfg *cfg, const dp_cvx_set *train,
                         const dp_cvx_set *test, dp_input_pert_plan *plan,
                         dp_train_result *result, dp_err *err);
+
+/* Alg. 1 on a built deep model m (its initial weights as dp_model_build drew them): checks
+ * the clean rows against B, perturbs a copy of x_train (stream DP_STREAM_NOISE of
+ * cfg->seed), runs T steps of full-batch GD (dp_train_model, constant step cfg->step, l2)
+ * on it, evaluating on the clean test set; the final point is re-evaluated on the clean
+ * training set. 0 or a DP_E* code; result must be destroyed either way. */
+int dp_input_pert_train_model(dp_model *m, const dp_input_pert_cfg *cfg, double l2,
+                              const double *x_train, const int *y_train, size_t n_train,
+                              const double *x_test, const int *y_test, size_t n_test,
+                              dp_input_pert_plan *plan, dp_train_result *result, dp_err *err);
 
 #endif

@@ -23,7 +23,11 @@
  * - The example of each round is drawn as dp_train_linear draws a wor batch of one (one
  *   Fisher-Yates step over a persistent index array), so the noise-free run is dperm's
  *   sgd bit for bit; any uniform draw would do for the theorem.
- * - Non-convex losses are allowed by the paper; dperm runs it on its linear models.
+ * - Non-convex losses, the case Alg. 2 is for (Thm 5 needs only smoothness): on a deep
+ *   model, L is algorithm.clip, enforced by clipping every per-example gradient (Thm 4's
+ *   proof needs nothing else), and each round is dp_train_model's DP-SGD step with a
+ *   wor batch of one and noise multiplier s/L (noise std s), stopped after R steps.
+ *   beta and D_F are unknown there, so the step must be given.
  */
 #include "rrpsgd.h"
 
@@ -34,22 +38,24 @@
 
 #include "base/noise_source.h"
 #include "privacy/theorems.h"
+#include "train_model.h"
 
-int dp_rrpsgd_make_plan(const dp_linear *m, const dp_rrpsgd_cfg *cfg, size_t n,
-                        dp_rrpsgd_plan *plan, dp_err *err)
+/* The plan from the data loss's Lipschitz bound L, the objective's smoothness beta (NaN
+ * when unknown: a deep model; then cfg->step is required and unchecked against 2/beta),
+ * mu, the parameter count and F(0) (NaN when unknown: no D_F, no default step). */
+static int make_plan(double L, double beta, double mu, long dim, double F0,
+                     const dp_rrpsgd_cfg *cfg, size_t n, dp_rrpsgd_plan *plan, dp_err *err)
 {
-    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
     dp_rrpsgd_plan p = {0};
-    double beta_loss, F0;
     int rc;
-    if ((rc = dp_cvx_constants(m, cfg->feature_bound, &p.L, &beta_loss, err))) return rc;
     if (n < 1 || n >= (1UL << 31))
         return dp_err_set(err, DP_EINVAL, "n = %zu is outside [1, 2^31)", n);
     if (cfg->eval_every < 1)
         return dp_err_set(err, DP_EINVAL, "eval_every must be >= 1, got %ld", cfg->eval_every);
-    p.mu = m->l2;
-    p.beta = beta_loss + p.mu;
-    long nn = (long)n, dim = (long)m->n_params;
+    p.L = L;
+    p.mu = mu;
+    p.beta = beta;
+    long nn = (long)n;
     if ((rc = dp_thm_zhang17_rrpsgd_noise(cfg->eps, cfg->delta, p.L, nn, &p.sigma, err)))
         return rc;
     double n2 = (double)n * (double)n;
@@ -57,29 +63,52 @@ int dp_rrpsgd_make_plan(const dp_linear *m, const dp_rrpsgd_cfg *cfg, size_t n,
         return dp_err_set(err, DP_EPRIVACY, "rounds = %ld: Zhang17 Thm 4 covers R <= n^2 = "
                           "%.0f", cfg->rounds, n2);
     p.m = cfg->rounds ? cfg->rounds : nn * nn;
-    p.D_F = NAN;
-    if (dp_cvx_zero_loss(m, &F0, NULL) == 0) p.D_F = sqrt(2.0 * F0 / p.beta);
+    p.D_F = isnan(beta) || isnan(F0) ? NAN : sqrt(2.0 * F0 / p.beta);
     p.step_from_theorem = cfg->step == 0.0;
     if (p.step_from_theorem) {
         if (isnan(p.D_F))
-            return dp_err_set(err, DP_EINVAL, "Zhang17 Thm 5's step needs D_F, which depends "
-                              "on the regression targets: give the step");
+            return dp_err_set(err, DP_EINVAL, "Zhang17 Thm 5's step needs D_F and beta, "
+                              "unknown for regression targets and deep models: give the step");
         if ((rc = dp_thm_zhang17_rrpsgd_step(cfg->eps, cfg->delta, p.L, p.beta, nn, dim,
                                              p.D_F, &p.sigma2_thm5, &p.eta, err)))
             return rc;
-    } else {
-        if ((rc = dp_thm_zhang17_rrpsgd_step(cfg->eps, cfg->delta, p.L, p.beta, nn, dim, 1.0,
-                                             &p.sigma2_thm5, NULL, err)))
-            return rc;
-        if (!(cfg->step > 0.0) || !isfinite(cfg->step))
-            return dp_err_set(err, DP_EINVAL, "step must be > 0 and finite, got %g", cfg->step);
-        if (!(cfg->step < 2.0 / p.beta))
-            return dp_err_set(err, DP_EPRIVACY, "Zhang17 Thm 5 needs eta < 2/beta = %g, got "
-                              "%g", 2.0 / p.beta, cfg->step);
-        p.eta = cfg->step;
+        *plan = p;
+        return 0;
     }
+    if (!(cfg->step > 0.0) || !isfinite(cfg->step))
+        return dp_err_set(err, DP_EINVAL, "step must be > 0 and finite, got %g", cfg->step);
+    /* Thm 5's variance does not involve beta: any positive beta gives it. */
+    if ((rc = dp_thm_zhang17_rrpsgd_step(cfg->eps, cfg->delta, p.L, 1.0, nn, dim, 1.0,
+                                         &p.sigma2_thm5, NULL, err)))
+        return rc;
+    if (!isnan(p.beta) && !(cfg->step < 2.0 / p.beta))
+        return dp_err_set(err, DP_EPRIVACY, "Zhang17 Thm 5 needs eta < 2/beta = %g, got %g",
+                          2.0 / p.beta, cfg->step);
+    p.eta = cfg->step;
     *plan = p;
     return 0;
+}
+
+int dp_rrpsgd_make_plan(const dp_linear *m, const dp_rrpsgd_cfg *cfg, size_t n,
+                        dp_rrpsgd_plan *plan, dp_err *err)
+{
+    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    double L, beta_loss, F0 = NAN;
+    int rc;
+    if ((rc = dp_cvx_constants(m, cfg->feature_bound, &L, &beta_loss, err))) return rc;
+    if (dp_cvx_zero_loss(m, &F0, NULL) != 0) F0 = NAN;
+    return make_plan(L, beta_loss + m->l2, m->l2, (long)m->n_params, F0, cfg, n, plan, err);
+}
+
+int dp_rrpsgd_make_plan_model(const dp_model *m, double l2, double clip,
+                              const dp_rrpsgd_cfg *cfg, size_t n, dp_rrpsgd_plan *plan,
+                              dp_err *err)
+{
+    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    if (!(clip > 0.0) || !isfinite(clip))
+        return dp_err_set(err, DP_EINVAL, "a deep model has no Lipschitz bound: give clip "
+                          "L > 0, the bound every clipped per-example gradient keeps");
+    return make_plan(clip, NAN, l2, (long)m->n_params, NAN, cfg, n, plan, err);
 }
 
 long dp_rrpsgd_draw_round(uint64_t seed, const dp_rrpsgd_plan *plan)
@@ -176,4 +205,35 @@ done:
     free(idx);
     free(g);
     return rc;
+}
+
+int dp_rrpsgd_run_model(dp_model *m, const dp_rrpsgd_cfg *cfg, const dp_rrpsgd_plan *plan,
+                        long R, double l2, const double *x_train, const int *y_train,
+                        size_t n_train, const double *x_test, const int *y_test,
+                        size_t n_test, dp_train_result *result, dp_err *err)
+{
+    memset(result, 0, sizeof *result);
+    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    if (R < 1 || cfg->eval_every < 1 || n_train < 1)
+        return dp_err_set(err, DP_EINVAL, "need R >= 1, eval_every >= 1 and data (R %ld)", R);
+    /* Rounds of one example each: epochs of n steps, the last one cut at R; curve points
+     * every ceil(eval_every / n) epochs (the trainer counts in epochs). */
+    double epochs = ceil((double)R / (double)n_train);
+    double every = ceil((double)cfg->eval_every / (double)n_train);
+    if (epochs > (double)INT_MAX)
+        return dp_err_set(err, DP_EINVAL, "R = %ld rounds is beyond what dperm runs", R);
+    dp_train_cfg c = {.algorithm = DP_ALGO_DP_SGD,
+                      .epochs = (int)epochs,
+                      .max_steps = R,
+                      .batch_size = 1,
+                      .sampling = DP_SAMPLING_WOR,
+                      .lr_schedule = DP_LR_CONSTANT,
+                      .lr = plan->eta,
+                      .clip = plan->L,
+                      .noise_multiplier = cfg->noise ? plan->sigma / plan->L : 0.0,
+                      .eval_every = every < (double)INT_MAX ? (int)every : INT_MAX,
+                      .seed = cfg->seed,
+                      .secure_noise = cfg->secure_noise};
+    return dp_train_model(m, &c, l2, x_train, y_train, n_train, x_test, y_test, n_test,
+                          result, err);
 }

@@ -13,6 +13,7 @@
 #include "base/rng.h"
 #include "convex_common.h"
 #include "models/linear.h"
+#include "models/model.h"
 #include "train.h"
 
 typedef struct dp_rrpsgd_cfg {
@@ -59,5 +60,22 @@ long dp_rrpsgd_draw_round(uint64_t seed, const dp_rrpsgd_plan *plan);
 int dp_rrpsgd_run(dp_linear *m, const dp_rrpsgd_cfg *cfg, const dp_rrpsgd_plan *plan, long R,
                   const dp_cvx_set *train, const dp_cvx_set *test, dp_train_result *result,
                   dp_err *err);
+
+/* The plan for a deep model m trained with l2 on n rows: L = clip (> 0, finite: the
+ * bound clipping enforces), beta and D_F unknown, so cfg->step > 0 is required. Errors
+ * as dp_rrpsgd_make_plan. */
+int dp_rrpsgd_make_plan_model(const dp_model *m, double l2, double clip,
+                              const dp_rrpsgd_cfg *cfg, size_t n, dp_rrpsgd_plan *plan,
+                              dp_err *err);
+
+/* Alg. 2 for exactly R rounds on a built deep model m (its initial weights): per round one
+ * example (a wor batch of one, DP_STREAM_BATCH), its gradient clipped at plan->L, Gaussian
+ * noise of std plan->sigma (DP_STREAM_NOISE), the step plan->eta, l2 outside; curve
+ * points about every cfg->eval_every rounds (whole epochs of n). 0 (also when training
+ * diverged) or a DP_E* code; result must be destroyed either way. */
+int dp_rrpsgd_run_model(dp_model *m, const dp_rrpsgd_cfg *cfg, const dp_rrpsgd_plan *plan,
+                        long R, double l2, const double *x_train, const int *y_train,
+                        size_t n_train, const double *x_test, const int *y_test,
+                        size_t n_test, dp_train_result *result, dp_err *err);
 
 #endif

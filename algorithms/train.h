@@ -79,6 +79,8 @@ typedef struct dp_train_cfg {
     double dplis_radius;       /* DPlis's R >= 0 (finite): perturbation std
                                   R eta_t sigma C / b; 0: off */
     int eval_every;            /* evaluate every this many epochs (>= 1); always at the end */
+    long max_steps;            /* > 0: stop after this many steps even within an epoch (a
+                                  horizon drawn at random, Zhang17 Alg. 2's R); 0: none */
     uint64_t seed;             /* run seed: streams DP_STREAM_INIT/BATCH/NOISE derive from it */
     int secure_noise;          /* 1: the privacy noise from getrandom on a grid, not from
                                   DP_STREAM_NOISE (base/noise_source.h); not reproducible */

@@ -90,6 +90,8 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
         return dp_err_set(err, DP_EINVAL, "the test set is empty (need at least 1 example)");
     if (c->epochs < 1)
         return dp_err_set(err, DP_EINVAL, "train.epochs %d must be >= 1", c->epochs);
+    if (c->max_steps < 0)
+        return dp_err_set(err, DP_EINVAL, "max_steps %ld must be >= 0", c->max_steps);
     if (c->batch_size < 1)
         return dp_err_set(err, DP_EINVAL, "train.batch_size must be >= 1");
     if (c->batch_size > n_train)
@@ -398,7 +400,8 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
 
     if (cfg->sampling == DP_SAMPLING_WOR || cfg->sampling == DP_SAMPLING_FULL)
         for (size_t i = 0; i < n_train; i++) L.idx[i] = i;
-    for (int epoch = 1; epoch <= cfg->epochs; epoch++) {
+    int last = 0; /* the last epoch, or max_steps reached within one */
+    for (int epoch = 1; epoch <= cfg->epochs && !last; epoch++) {
         if (cfg->sampling == DP_SAMPLING_SHUFFLE) {
             for (size_t i = 0; i < n_train; i++) L.idx[i] = i;
             dp_rng_shuffle(&batch_rng, L.idx, n_train);
@@ -426,8 +429,10 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
                 goto stopped;
             }
             it++;
+            if (cfg->max_steps > 0 && it >= cfg->max_steps) break;
         }
-        if (epoch % cfg->eval_every == 0 || epoch == cfg->epochs) {
+        last = epoch == cfg->epochs || (cfg->max_steps > 0 && it >= cfg->max_steps);
+        if (epoch % cfg->eval_every == 0 || last) {
             if ((rc = evaluate(&L, it, &pt, err)) != DP_OK) goto fail;
             if (!point_finite(&pt)) goto stopped;
             curve_push(result, &pt);

@@ -102,29 +102,56 @@ static void model_smoothed_grad_sum(void *ctx, const size_t *batch, size_t nb, d
     *rng = r;
 }
 
-/* Metrics of the current weights; g (n_params) is scratch for the full-batch gradient.
- * Cannot fail: the labels were checked and neither model call allocates. */
+/* pt's metrics for m's current weights (train_model.h, dp_model_curve_point); g
+ * (n_params) is scratch for the full-batch gradient. Allocates nothing. */
+static int curve_point(dp_model *m, double l2, const double *x_train, const int *y_train,
+                       size_t n, const double *x_test, const int *y_test, size_t n_test,
+                       double *g, dp_curve_point *pt, dp_err *err)
+{
+    size_t P = m->n_params;
+    const double *w = m->params;
+    memset(g, 0, P * sizeof *g);
+    double loss = dp_model_loss_grad(m, x_train, y_train, n, g);
+    /* Regularized objective F(w) = mean loss + l2/2 ||w||^2, gradient mean + l2 w. */
+    double inv_n = 1.0 / (double)n, gg = 0.0;
+    for (size_t j = 0; j < P; j++) {
+        double gj = g[j] * inv_n + l2 * w[j];
+        gg += gj * gj;
+    }
+    pt->train_loss = loss * inv_n + 0.5 * l2 * dp_dot(w, w, P);
+    pt->grad_norm = sqrt(gg);
+    pt->test_rmse = NAN; /* deep models are classifiers */
+    if (dp_model_evaluate(m, x_test, y_test, n_test, &pt->test_loss, &pt->test_accuracy) !=
+        DP_OK)
+        return dp_err_set(err, DP_EINVAL, "a test label is outside the model's classes");
+    return DP_OK;
+}
+
+/* The loop's evaluation callback. Cannot fail: the labels were checked and neither model
+ * call allocates. */
 static int model_evaluate(void *ctx, double *g, dp_curve_point *pt, dp_err *err)
 {
     trainer *t = ctx;
-    dp_model *m = t->m;
-    size_t n = t->n_train, P = m->n_params;
-    const double *w = m->params;
-    memset(g, 0, P * sizeof *g);
-    double loss = dp_model_loss_grad(m, t->x_train, t->y_train, n, g);
-    /* Regularized objective F(w) = mean loss + l2/2 ||w||^2, gradient mean + l2 w. */
-    double inv_n = 1.0 / (double)n, mu = t->l2, gg = 0.0;
-    for (size_t j = 0; j < P; j++) {
-        double gj = g[j] * inv_n + mu * w[j];
-        gg += gj * gj;
-    }
-    pt->train_loss = loss * inv_n + 0.5 * mu * dp_dot(w, w, P);
-    pt->grad_norm = sqrt(gg);
-    pt->test_rmse = NAN; /* deep models are classifiers */
-    if (dp_model_evaluate(m, t->x_test, t->y_test, t->n_test, &pt->test_loss,
-                          &pt->test_accuracy) != DP_OK)
-        return dp_err_set(err, DP_EINVAL, "a test label is outside the model's classes");
-    return DP_OK;
+    return curve_point(t->m, t->l2, t->x_train, t->y_train, t->n_train, t->x_test, t->y_test,
+                       t->n_test, g, pt, err);
+}
+
+int dp_model_curve_point(dp_model *m, double l2, const double *x_train, const int *y_train,
+                         size_t n_train, const double *x_test, const int *y_test,
+                         size_t n_test, dp_curve_point *pt, dp_err *err)
+{
+    if (!m || !m->params || !pt || !x_train || !y_train || n_train == 0 || !x_test ||
+        !y_test || n_test == 0)
+        return dp_err_set(err, DP_EINVAL, "dp_model_curve_point: NULL or empty argument");
+    for (size_t i = 0; i < n_train; i++)
+        if (y_train[i] < 0 || y_train[i] >= m->n_classes)
+            return dp_err_set(err, DP_EINVAL, "training label %d of row %zu is outside the "
+                              "model's %d classes", y_train[i], i, m->n_classes);
+    double *g = malloc(m->n_params * sizeof *g);
+    if (!g) return dp_err_set(err, DP_ENOMEM, "out of memory for a gradient");
+    int rc = curve_point(m, l2, x_train, y_train, n_train, x_test, y_test, n_test, g, pt, err);
+    free(g);
+    return rc;
 }
 
 // ---- entry point ------------------------------------------------------------------------

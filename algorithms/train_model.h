@@ -37,4 +37,13 @@ int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double
                    const int *y_train, size_t n_train, const double *x_test,
                    const int *y_test, size_t n_test, dp_train_result *result, dp_err *err);
 
+/* One curve point's metrics (train_loss: mean data loss + l2/2 ||w||^2 on the training
+ * set, grad_norm of that objective, test loss and accuracy) of m's current weights, in the
+ * trainer's arithmetic; iteration and epoch are left as they are. For metrics on other
+ * data than the model was trained on (input perturbation's clean rows, an optimality gap).
+ * 0, DP_EINVAL (empty data or a label outside the classes) or DP_ENOMEM. */
+int dp_model_curve_point(dp_model *m, double l2, const double *x_train, const int *y_train,
+                         size_t n_train, const double *x_test, const int *y_test,
+                         size_t n_test, dp_curve_point *pt, dp_err *err);
+
 #endif

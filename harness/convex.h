@@ -1,6 +1,8 @@
-/* convex.h: algorithms with a driver of their own (SPEC_KIND_CONVEX): linear-model
- * algorithms whose structure is not the first-order loop of algorithms/train.h (exact
- * ERM, output, objective and input perturbation, RRPSGD, ...).
+/* convex.h: algorithms with a driver of their own (SPEC_KIND_CONVEX): algorithms whose
+ * structure is not the first-order loop of algorithms/train.h (exact ERM, output,
+ * objective and input perturbation, RRPSGD, ...), designed for linear models; those whose
+ * privacy does not rest on convexity (input perturbation, Bassily et al.'s SGD, RRPSGD)
+ * also run on deep models (run_deep).
  *
  * A driver reads its settings from the run config itself, twice: check() in the parent
  * when the sweep is validated (so a bad value stops the sweep before anything runs, with
@@ -13,6 +15,7 @@
 #include <jansson.h>
 
 #include "../algorithms/models/linear.h"
+#include "../algorithms/models/model.h"
 #include "../algorithms/train.h"
 #include "../datasets/dataset.h"
 #include "config.h"
@@ -33,6 +36,13 @@ typedef struct convex_driver {
     int (*run)(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
                const dp_dataset *te, dp_linear *m, dp_train_result *res, json_t *metrics,
                dp_err *err);
+    /* The same on a deep model (model.type mlp, mlp_inputpert, ...), or NULL: linear
+     * models only. m is built (spec_build_model: initial weights drawn) and owned by the
+     * runner; the driver trains it in place. check() sees out->deep and validates the
+     * settings a deep model needs (a clip for the Lipschitz bound, an explicit step). */
+    int (*run_deep)(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
+                    const dp_dataset *te, dp_model *m, dp_train_result *res, json_t *metrics,
+                    dp_err *err);
 } convex_driver;
 
 /* The driver of algorithm `name`, or NULL. */

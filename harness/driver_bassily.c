@@ -2,6 +2,9 @@
  * Lemma 15.5, mini-batch as in Zhang17 §4; algorithms/bassily.h).
  *
  *   algorithm.batch_size     b, default 50 (Zhang17's baseline; 1 is Alg. 3 itself)
+ *   algorithm.clip           deep models only, required: C, the Lipschitz bound L that
+ *                            clipping every per-example gradient enforces (a linear
+ *                            model's L comes from its loss and feature_bound)
  *   algorithm.feature_bound  B: every training row has ||x|| <= B (checked), default 1
  *   algorithm.iterations     T, overriding the lecture's (n/b)^2 (recorded as a warning)
  *   algorithm.norm_bound     ||C|| of Lemma 15.6's step ||C|| / (G sqrt t); required when
@@ -22,7 +25,8 @@
 #include "driver_common.h"
 #include "spec_int.h"
 
-static int parse(const cfg_node *root, const run_spec *s, dp_bassily_cfg *c, dp_err *err)
+static int parse(const cfg_node *root, const run_spec *s, dp_bassily_cfg *c, double *clip,
+                 dp_err *err)
 {
     const cfg_node *algo = cfg_get(root, "algorithm");
     long b, T, eval_every;
@@ -37,6 +41,7 @@ static int parse(const cfg_node *root, const run_spec *s, dp_bassily_cfg *c, dp_
         (rc = spec_read_number(algo, "algorithm", "step_size", 0, 0.0,
                                (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
                                err)) ||
+        (rc = drv_read_clip(algo, s, clip, err)) ||
         (rc = drv_read_noise(algo, &c->noise, err)) ||
         (rc = drv_read_train(root, &eval_every, err)))
         return rc;
@@ -55,7 +60,8 @@ static int check(const cfg_node *root, run_spec *out, dp_err *err)
     dp_bassily_cfg c;
     dp_bassily_plan plan;
     dp_linear shape;
-    int rc = parse(root, out, &c, err);
+    double clip;
+    int rc = parse(root, out, &c, &clip, err);
     if (rc) return rc;
     out->train.batch_size = 0;
     out->train.epochs = 1;
@@ -64,12 +70,44 @@ static int check(const cfg_node *root, run_spec *out, dp_err *err)
         return cfg_error(err, cfg_get(cfg_get(root, "algorithm"), "batch_size"), 0,
                          "algorithm.batch_size %zu is larger than the %zu training examples",
                          c.batch_size, out->n_train);
-    if (drv_shape(out, &shape) && out->n_train > 0) {
-        if (dp_bassily_make_plan(&shape, &c, out->n_train, &plan, err))
+    if (out->deep ? out->n_train > 0 : drv_shape(out, &shape) && out->n_train > 0) {
+        if (out->deep ? dp_bassily_make_plan_model(NULL, out->l2, clip, &c, out->n_train,
+                                                   &plan, err)
+                      : dp_bassily_make_plan(&shape, &c, out->n_train, &plan, err))
             return drv_config_error(err, cfg_get(root, "algorithm"), "dp_sgd_bassily");
         out->train.epochs = (int)(plan.T < INT_MAX ? plan.T : INT_MAX);
     }
     return 0;
+}
+
+static void record(const cfg_node *root, const dp_bassily_cfg *c, const dp_bassily_plan *p,
+                   const dp_train_result *res, json_t *metrics)
+{
+    drv_note_ignored_train(root, metrics);
+    drv_privacy_metrics(metrics, c->eps, c->delta,
+                        "lecture15_lemma15.5: Gaussian of Lecture15 Lemma 15.5 (advanced "
+                        "composition over T steps, amplification by b/n of Lemma 15.4)");
+    if (!c->noise) drv_noise_off_metrics(metrics);
+    json_object_set_new(metrics, "theorem", json_string("Lecture15 Lemma 15.5"));
+    drv_num(metrics, "noise_sigma", p->sigma);
+    drv_num(metrics, "noise_multiplier", p->noise_multiplier);
+    drv_num(metrics, "noise_std", res->noise_std);
+    drv_num(metrics, "lipschitz", p->L);
+    drv_num(metrics, "clip", p->L);
+    drv_num(metrics, "gradient_bound_G", p->G);
+    drv_num(metrics, "strong_convexity", p->mu);
+    json_object_set_new(metrics, "batch_size", json_integer((json_int_t)c->batch_size));
+    json_object_set_new(metrics, "sgd_steps", json_integer(p->T));
+    json_object_set_new(metrics, "step_schedule",
+                        json_string(p->schedule == DP_LR_INVERSE_T ? "a/t (Lemma 15.7)"
+                                                                   : "a/sqrt(t) (Lemma 15.6)"));
+    drv_num(metrics, "step_a", p->a);
+    if (c->iterations > 0)
+        drv_warn(metrics, "algorithm.iterations overrides the lecture's T = (n/b)^2 (utility "
+                          "bound not the lecture's; the noise is calibrated to this T)");
+    if (!p->step_from_theorem)
+        drv_warn(metrics, "algorithm.step_size overrides the step of Lemma 15.6/15.7 (utility "
+                          "bound not the lecture's; privacy does not depend on it)");
 }
 
 static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
@@ -79,36 +117,30 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     dp_bassily_cfg c;
     dp_bassily_plan p;
     dp_cvx_set a, b;
+    double clip;
     int rc;
-    if ((rc = parse(root, s, &c, err)) || (rc = drv_init_model(s, tr, m, err))) return rc;
+    if ((rc = parse(root, s, &c, &clip, err)) || (rc = drv_init_model(s, tr, m, err)))
+        return rc;
     drv_sets(tr, te, &a, &b);
     if ((rc = dp_bassily_train(m, &c, &a, &b, &p, res, err))) return rc;
-    drv_note_ignored_train(root, metrics);
-    drv_privacy_metrics(metrics, c.eps, c.delta,
-                        "lecture15_lemma15.5: Gaussian of Lecture15 Lemma 15.5 (advanced "
-                        "composition over T steps, amplification by b/n of Lemma 15.4)");
-    if (!c.noise) drv_noise_off_metrics(metrics);
-    json_object_set_new(metrics, "theorem", json_string("Lecture15 Lemma 15.5"));
-    drv_num(metrics, "noise_sigma", p.sigma);
-    drv_num(metrics, "noise_multiplier", p.noise_multiplier);
-    drv_num(metrics, "noise_std", res->noise_std);
-    drv_num(metrics, "lipschitz", p.L);
-    drv_num(metrics, "clip", p.L);
-    drv_num(metrics, "gradient_bound_G", p.G);
-    drv_num(metrics, "strong_convexity", p.mu);
-    json_object_set_new(metrics, "batch_size", json_integer((json_int_t)c.batch_size));
-    json_object_set_new(metrics, "sgd_steps", json_integer(p.T));
-    json_object_set_new(metrics, "step_schedule",
-                        json_string(p.schedule == DP_LR_INVERSE_T ? "a/t (Lemma 15.7)"
-                                                                  : "a/sqrt(t) (Lemma 15.6)"));
-    drv_num(metrics, "step_a", p.a);
-    if (c.iterations > 0)
-        drv_warn(metrics, "algorithm.iterations overrides the lecture's T = (n/b)^2 (utility "
-                          "bound not the lecture's; the noise is calibrated to this T)");
-    if (!p.step_from_theorem)
-        drv_warn(metrics, "algorithm.step_size overrides the step of Lemma 15.6/15.7 (utility "
-                          "bound not the lecture's; privacy does not depend on it)");
+    record(root, &c, &p, res, metrics);
     return 0;
 }
 
-const convex_driver convex_dp_sgd_bassily = {"dp_sgd_bassily", check, run};
+static int run_deep(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
+                    const dp_dataset *te, dp_model *m, dp_train_result *res, json_t *metrics,
+                    dp_err *err)
+{
+    dp_bassily_cfg c;
+    dp_bassily_plan p;
+    double clip;
+    int rc;
+    if ((rc = parse(root, s, &c, &clip, err)) ||
+        (rc = dp_bassily_train_model(m, &c, s->l2, clip, tr->x, tr->y, tr->n, te->x, te->y,
+                                     te->n, &p, res, err)))
+        return rc;
+    record(root, &c, &p, res, metrics);
+    return 0;
+}
+
+const convex_driver convex_dp_sgd_bassily = {"dp_sgd_bassily", check, run, run_deep};

@@ -61,6 +61,25 @@ int drv_read_feature_bound(const cfg_node *algo, double *B, dp_err *err)
                             (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, B, err);
 }
 
+int drv_read_clip(const cfg_node *algo, const run_spec *s, double *clip, dp_err *err)
+{
+    const cfg_node *n = cfg_get(algo, "clip");
+    *clip = 0.0;
+    if (!s->deep) {
+        if (n)
+            return cfg_error(err, n, 0, "algorithm.clip applies to deep models: a linear "
+                             "model's Lipschitz bound comes from its loss and "
+                             "algorithm.feature_bound; remove clip");
+        return 0;
+    }
+    if (!n)
+        return cfg_error(err, algo, 1, "%s on model.type %s needs algorithm.clip: a deep "
+                         "model has no Lipschitz bound, clipping every per-example gradient "
+                         "at clip gives one", s->algorithm, s->model_name);
+    return spec_read_number(algo, "algorithm", "clip", 1, 0.0,
+                            (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, clip, err);
+}
+
 void drv_sets(const dp_dataset *tr, const dp_dataset *te, dp_cvx_set *a, dp_cvx_set *b)
 {
     *a = (dp_cvx_set){tr->x, tr->y, tr->t, tr->n};

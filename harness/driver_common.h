@@ -32,6 +32,10 @@ void drv_note_ignored_train(const cfg_node *root, json_t *metrics);
  * dataset.normalize: unit_l2 rows lie in the unit ball). */
 int drv_read_feature_bound(const cfg_node *algo, double *B, dp_err *err);
 
+/* algorithm.clip: on a deep model required, > 0 and finite (the Lipschitz bound the
+ * algorithm enforces by clipping); on a linear model an error if given (*clip = 0). */
+int drv_read_clip(const cfg_node *algo, const run_spec *s, double *clip, dp_err *err);
+
 /* The sets the algorithms read (classification or regression after the data). */
 void drv_sets(const dp_dataset *tr, const dp_dataset *te, dp_cvx_set *a, dp_cvx_set *b);
 

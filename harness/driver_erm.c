@@ -79,4 +79,4 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     return 0;
 }
 
-const convex_driver convex_erm_exact = {"erm_exact", check, run};
+const convex_driver convex_erm_exact = {"erm_exact", check, run, NULL};

@@ -110,4 +110,5 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     return 0;
 }
 
-const convex_driver convex_objective_perturbation = {"objective_perturbation", check, run};
+const convex_driver convex_objective_perturbation = {"objective_perturbation", check, run,
+                                                     NULL};

@@ -130,4 +130,4 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     return 0;
 }
 
-const convex_driver convex_output_perturbation = {"output_perturbation", check, run};
+const convex_driver convex_output_perturbation = {"output_perturbation", check, run, NULL};

@@ -160,15 +160,26 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
             rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train, &test,
                                   &err);
     }
+    int convex = s->algo && s->algo->kind == SPEC_KIND_CONVEX;
     if (rc == 0 && s->deep) {
         /* Workspaces for up to 512 examples at a time; larger (Poisson) batches are
-         * processed in pieces with identical sums. */
-        size_t max_batch = s->train.batch_size < 512 ? s->train.batch_size : 512;
+         * processed in pieces with identical sums. A driver's batch is not in s->train
+         * (0): 512. */
+        size_t b = s->train.batch_size ? s->train.batch_size : 512;
+        size_t max_batch = b < 512 ? b : 512;
+        const convex_driver *drv = convex ? convex_find(s->algorithm) : NULL;
         rc = spec_build_model(s, tr->n_classes, max_batch, &deep, &err);
-        if (rc == 0)
+        if (rc == 0 && convex) {
+            driver_metrics = json_object();
+            if (!drv || !drv->run_deep || !driver_metrics)
+                rc = dp_err_set(&err, DP_ENOMEM, "no deep-model driver for %s", s->algorithm);
+            else
+                rc = drv->run_deep(run->config, s, tr, te, &deep, &res, driver_metrics, &err);
+        } else if (rc == 0) {
             rc = dp_train_model(&deep, &s->train, s->l2, tr->x, tr->y, tr->n, te->x, te->y,
                                 te->n, &res, &err);
-    } else if (rc == 0 && s->algo && s->algo->kind == SPEC_KIND_CONVEX) {
+        }
+    } else if (rc == 0 && convex) {
         const convex_driver *drv = convex_find(s->algorithm);
         driver_metrics = json_object();
         if (!drv || !driver_metrics)

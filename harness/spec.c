@@ -388,8 +388,9 @@ static int check_privacy_target(const cfg_node *root, const cfg_node *algo,
     return 0;
 }
 
-/* An algorithm with its own driver (convex.h): linear models only; its driver checks
- * the algorithm and train blocks; epsilon and seed as for every run. */
+/* An algorithm with its own driver (convex.h): linear models, and deep models when the
+ * driver has run_deep; its driver checks the algorithm and train blocks; epsilon and
+ * seed as for every run. */
 static int read_convex_run(const cfg_node *root, const cfg_node *model, run_spec *out,
                            dp_err *err)
 {
@@ -399,7 +400,7 @@ static int read_convex_run(const cfg_node *root, const cfg_node *model, run_spec
     if (!drv)
         return cfg_error(err, cfg_get(cfg_get(root, "algorithm"), "name"), 0,
                          "algorithm %s has no driver in this build", out->algorithm);
-    if (out->deep)
+    if (out->deep && !drv->run_deep)
         return cfg_error(err, cfg_get(model, "type"), 0,
                          "%s runs on linear models (model.type logistic or softmax), not on "
                          "%s", out->algorithm, out->model_name);

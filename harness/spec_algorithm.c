@@ -77,12 +77,12 @@ static const spec_algorithm ALGORITHMS[] = {
      "bound, Gaussian noise of Lemma 15.5, T = (n/b)^2 steps of a/sqrt(t) or 1/(mu t)",
      "Bassily et al. 2014; Lecture15 Alg. 3, Lemmas 15.4-15.7; Zhang17 §4 (b = 50)", 1,
      DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
-     "batch_size feature_bound iterations norm_bound step_size noise"},
+     "batch_size feature_bound iterations norm_bound step_size clip noise"},
     {"rrpsgd",
      "random round private SGD: one example and Gaussian noise per step, stopped at a round "
      "R drawn uniformly from {1..n^2}",
      "Zhang17 Alg. 2, Thms 4-5", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
-     "feature_bound rounds step_size noise"},
+     "feature_bound rounds step_size clip noise"},
     {"input_perturbation",
      "input perturbation: Gaussian noise added once to every training feature vector, then "
      "plain full-batch GD on the perturbed data",
