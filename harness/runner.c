@@ -249,7 +249,12 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     /* A driver's own metrics (privacy spent by its theorem, optimality gap, ...) win. */
     if (driver_metrics && rc == 0) json_object_update(m, driver_metrics);
     /* After the timings: the gap is a measurement of the run, not part of its cost. */
-    if (rc == 0 && s->optimality_gap) optimality_record(s, &model, tr, m);
+    if (rc == 0 && s->optimality_gap) {
+        if (s->deep)
+            optimality_record_deep(s, &deep, tr, m);
+        else
+            optimality_record(s, &model, tr, m);
+    }
     json_object_set_new(rec, "metrics", m);
     json_object_set_new(rec, "curves", rc ? json_object() : curves_json(&res));
     json_object_set_new(prov, "started", json_string(started));
