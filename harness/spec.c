@@ -18,9 +18,13 @@
  *   epsilon             number > 0                target; .inf (no privacy) only for sgd;
  *                                                 ignored by sgd (a grid may vary it)
  *   seed                int >= 0                  run seed, default 1
- *   optimality_gap      bool                      false; true records f_star and
- *                                                 optimality_gap (linear models only,
- *                                                 optimality.h)
+ *   optimality_gap      bool | map                false; true or {reference_epochs: N}
+ *                                                 (int >= 1, default 50) records f_star,
+ *                                                 optimality_gap = F(w) - f_star and
+ *                                                 f_star_method: f_star = F(w*) for a
+ *                                                 linear model, for a deep one the lowest
+ *                                                 F of an N-epoch non-private Adam
+ *                                                 reference training (optimality.h)
  *   grid                map                       top keys: the run keys above + zip (grid.h)
  *   scales              map NAME -> map           overrides deep-merged by --scale NAME
  *   report              map                       tables, figures (below); not in runs
@@ -402,8 +406,9 @@ static int read_convex_run(const cfg_node *root, const cfg_node *model, run_spec
                          "algorithm %s has no driver in this build", out->algorithm);
     if (out->deep && !drv->run_deep)
         return cfg_error(err, cfg_get(model, "type"), 0,
-                         "%s runs on linear models (model.type logistic or softmax), not on "
-                         "%s", out->algorithm, out->model_name);
+                         "%s needs a convex loss (its theorem or solver assumes one): use a "
+                         "linear model (model.type logistic or softmax), not %s",
+                         out->algorithm, out->model_name);
     if ((rc = spec_read_number(root, "", "epsilon", 0, INFINITY,
                                (spec_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
         (rc = spec_read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))

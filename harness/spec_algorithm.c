@@ -165,7 +165,8 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
             return rc;
         tc->dplis_samples = (int)k;
     }
-    if (!takes(a, "clip")) {
+    /* A driver's algorithm (convex.h) reads its own clip, if it takes one. */
+    if (!takes(a, "clip") || a->kind == SPEC_KIND_CONVEX) {
         tc->clip = INFINITY;
         tc->noise_multiplier = 0;
         return 0;
