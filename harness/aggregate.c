@@ -230,6 +230,26 @@ int agg_lower_is_better(const char *metric)
     return 0;
 }
 
+int agg_select_read(json_t *sel, const char *what, const char *default_by, agg_select *out,
+                    dp_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!sel) return 0;
+    const char *over = json_string_value(json_object_get(sel, "best_over"));
+    const char *by = json_string_value(json_object_get(sel, "by"));
+    const char *prefer = json_string_value(json_object_get(sel, "prefer"));
+    if (!json_is_object(sel) || !over || !*over)
+        return dp_err_set(err, DP_ECONFIG, "%s.select: expected {best_over: PATH, by: METRIC, "
+                          "prefer: max|min}", what);
+    if (prefer && strcmp(prefer, "max") && strcmp(prefer, "min"))
+        return dp_err_set(err, DP_ECONFIG, "%s.select.prefer '%s': expected max or min", what,
+                          prefer);
+    out->best_over = over;
+    out->by = by ? by : default_by;
+    out->prefer_min = prefer ? !strcmp(prefer, "min") : agg_lower_is_better(out->by);
+    return 0;
+}
+
 int agg_safe_name(const char *s)
 {
     static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.";

@@ -103,6 +103,20 @@ int agg_paths_from_json(json_t *v, const char *what, agg_strs *out, dp_err *err)
  * privacy spent are lower-is-better; anything else (accuracy) higher. Can't fail. */
 int agg_lower_is_better(const char *metric);
 
+/* Best-of selection of a table or figure, `select: {best_over: PATH, by: METRIC,
+ * prefer: max|min}`: per cell or point, only the runs of the value of best_over whose
+ * mean of by is best are kept. */
+typedef struct agg_select {
+    const char *best_over;  /* NULL: no selection (strings borrowed from the spec) */
+    const char *by;         /* default: the table's cell or the figure's y */
+    int prefer_min;         /* default agg_lower_is_better(by) */
+} agg_select;
+
+/* Read spec `sel` (may be NULL: no selection) into *out; what names it in errors
+ * ("report.tables[0]"). DP_ECONFIG on a malformed one. */
+int agg_select_read(json_t *sel, const char *what, const char *default_by, agg_select *out,
+                    dp_err *err);
+
 // ---- statistics ---------------------------------------------------------------------
 
 typedef struct agg_stats {

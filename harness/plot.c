@@ -44,6 +44,8 @@ typedef struct figure {
     int categorical;       /* scalar figures: x values are not all numbers */
     size_t n_categories;   /* then their count */
     char *const *tics;     /* and their labels (borrowed from the x key) */
+    agg_select select;     /* best-of selection per point (best_over NULL: none) */
+    size_t select_k_max;   /* then the most configurations compared at one point */
     char namebuf[32];
 } figure;
 
@@ -79,8 +81,85 @@ static int figure_read(figure *f, json_t *fig, size_t number, dp_err *err)
     f->logy = flag(fig, "logy", 0);
     f->errorbars = flag(fig, "errorbars", -1);
     char what[64];
+    snprintf(what, sizeof what, "report.figures[%zu]", number - 1);
+    int rc = agg_select_read(json_object_get(fig, "select"), what, f->y, &f->select, err);
+    if (rc) return rc;
     snprintf(what, sizeof what, "report.figures[%zu].by", number - 1);
     return agg_paths_from_json(json_object_get(fig, "by"), what, &f->by, err);
+}
+
+/* Where a scalar figure's x comes from: the config when some run has it there, else the
+ * metrics. */
+static agg_source x_source(const figure *f, json_t *const *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (agg_config_get(recs[i], f->x)) return AGG_FROM_CONFIG;
+    return AGG_FROM_METRIC;
+}
+
+/* Best-of selection (f->select): per point (series and x value; per series for a curve
+ * figure) keep only the runs of the value of best_over with the best mean of select.by,
+ * as a table's `select` does per cell (table.c). sel[0..*n) is compacted in place.
+ * 0 or DP_ENOMEM. */
+static int select_best(figure *f, json_t **sel, size_t *n, dp_err *err)
+{
+    agg_key series, xk, opt;
+    memset(&series, 0, sizeof series);
+    memset(&xk, 0, sizeof xk);
+    memset(&opt, 0, sizeof opt);
+    char *xpath[1] = {(char *)f->x}, *opath[1] = {(char *)f->select.best_over};
+    double *sum = NULL;
+    size_t *cnt = NULL, *best = NULL;
+    int rc;
+    if ((rc = agg_key_init(&series, sel, *n, f->by.s, f->by.n, AGG_FROM_CONFIG, err)) ||
+        (!f->curve &&
+         (rc = agg_key_init(&xk, sel, *n, xpath, 1, x_source(f, sel, *n), err))) ||
+        (rc = agg_key_init(&opt, sel, *n, opath, 1, AGG_FROM_CONFIG, err)))
+        goto done;
+    size_t nx = f->curve ? 1 : xk.n_groups, no = opt.n_groups;
+    size_t cells = series.n_groups * nx;
+    sum = calloc(cells * no + 1, sizeof *sum);
+    cnt = calloc(cells * no + 1, sizeof *cnt);
+    best = malloc((cells + 1) * sizeof *best);
+    if (!sum || !cnt || !best) {
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory selecting the best runs");
+        goto done;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        size_t c = series.group[i] * nx + (f->curve ? 0 : xk.group[i]);
+        double v;
+        if (agg_metric_get(sel[i], f->select.by, &v)) {
+            sum[c * no + opt.group[i]] += v;
+            cnt[c * no + opt.group[i]]++;
+        }
+    }
+    for (size_t c = 0; c < cells; c++) {
+        size_t k = 0;
+        double top = 0;
+        best[c] = (size_t)-1;
+        for (size_t o = 0; o < no; o++) {
+            if (!cnt[c * no + o]) continue;
+            double mean = sum[c * no + o] / (double)cnt[c * no + o];
+            if (k++ == 0 || (f->select.prefer_min ? mean < top : mean > top)) {
+                top = mean;
+                best[c] = o;
+            }
+        }
+        if (k > f->select_k_max) f->select_k_max = k;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (best[series.group[i] * nx + (f->curve ? 0 : xk.group[i])] == opt.group[i])
+            sel[m++] = sel[i];
+    *n = m;
+done:
+    free(sum);
+    free(cnt);
+    free(best);
+    agg_key_destroy(&series);
+    agg_key_destroy(&xk);
+    agg_key_destroy(&opt);
+    return rc;
 }
 
 // ---- points ---------------------------------------------------------------------------
@@ -186,10 +265,7 @@ static int curve_figure_points(figure *f, json_t *const *recs, size_t n, const a
 static int scalar_figure_points(figure *f, json_t *const *recs, size_t n,
                                 const agg_key *series, points *p, dp_err *err)
 {
-    /* x from the config when some selected run has it there, else from the metrics */
-    f->x_src = AGG_FROM_METRIC;
-    for (size_t i = 0; i < n; i++)
-        if (agg_config_get(recs[i], f->x)) f->x_src = AGG_FROM_CONFIG;
+    f->x_src = x_source(f, recs, n);
     char *xpath[1] = {(char *)f->x};
     int rc = agg_key_init(&p->xkey, recs, n, xpath, 1, f->x_src, err);
     if (rc) return rc;
@@ -458,6 +534,11 @@ static void figure_md(agg_out *out, const figure *f, const char *title, unsigned
     if (formats & PLOT_PDF && strcmp(main_fmt, "pdf") != 0)
         agg_buf_printf(md, ", [pdf](figures/%s.pdf)", f->name);
     agg_buf_puts(md, ".\n");
+    if (f->select.best_over)
+        agg_buf_printf(md, "Each point is the best of up to %zu values of %s (the %s mean of "
+                       "%s; privacy spent on the search not accounted).\n",
+                       f->select_k_max, f->select.best_over,
+                       f->select.prefer_min ? "lowest" : "highest", f->select.by);
     if (pooled->n) {
         agg_buf_puts(md, "Each point pools runs that differ in:");
         for (size_t i = 0; i < pooled->n; i++)
@@ -540,6 +621,7 @@ int plot_figure(agg_out *out, json_t *const *recs, size_t n, json_t *fig, size_t
     for (size_t r = 0; r < n; r++)
         if (!strcmp(agg_status(recs[r]), "ok") && agg_where_match(recs[r], f.where))
             sel[n_sel++] = recs[r];
+    if (f.select.best_over && (rc = select_best(&f, sel, &n_sel, err))) goto fail;
     if ((rc = agg_key_init(&series, sel, n_sel, f.by.s, f.by.n, AGG_FROM_CONFIG, err)))
         goto fail;
     p.pts = calloc(series.n_groups + 1, sizeof *p.pts);
@@ -571,6 +653,7 @@ int plot_figure(agg_out *out, json_t *const *recs, size_t n, json_t *fig, size_t
     if (agg_leaf_paths(sel, n_sel, &cands) != 0 || agg_strs_push(&keys, f.x) != 0) goto oom;
     for (size_t i = 0; i < f.by.n; i++)
         if (agg_strs_push(&keys, f.by.s[i]) != 0) goto oom;
+    if (f.select.best_over && agg_strs_push(&keys, f.select.best_over) != 0) goto oom;
     if (agg_pooled_paths(sel, n_sel, p.cell, p.n_cells, &cands, &keys, &pooled) != 0) goto oom;
 
     if ((rc = write_figure_files(out, &f, &series, &p, title, bands, formats, err))) goto fail;

@@ -37,8 +37,8 @@ static const char *const CLAIM_KEYS[] = {"text", "table", "better", "than", "for
                                          "higher_is_better", "within"};
 static const char *const CLAIM_FOR[] = {"every_col", "on_average"};
 static const char *const FORMATS[] = {"md", "csv", "tex", "html", "png", "svg", "pdf"};
-static const char *const FIGURE_KEYS[] = {"name", "title", "x",    "y",        "by",
-                                          "where", "logx", "logy", "errorbars"};
+static const char *const FIGURE_KEYS[] = {"name",  "title", "x",    "y",         "by",
+                                          "where", "logx",  "logy", "errorbars", "select"};
 
 static const char *const AGGREGATES[] = {"mean_std", "mean", "median", "min", "max",
                                          "std", "range"};
@@ -193,6 +193,28 @@ static int check_cell_notes(const cfg_node *t, const char *where, dp_err *err)
     return 0;
 }
 
+/* A table's or figure's `select` (best-of selection): which path to choose over, by
+ * which metric, preferring max or min. Absent is fine. */
+static int check_select(const cfg_node *t, const char *where, dp_err *err)
+{
+    const cfg_node *sel = cfg_get(t, "select");
+    char what[96];
+    const char *s;
+    int prefer, rc;
+    if (!sel) return 0;
+    snprintf(what, sizeof what, "%s.select", where);
+    if ((rc = spec_expect_map(sel, what, err)) ||
+        (rc = spec_check_keys(sel, what, SELECT_KEYS, COUNT(SELECT_KEYS), err)))
+        return rc;
+    if (!cfg_get(sel, "best_over")) return spec_missing(sel, what, "best_over", err);
+    if ((rc = spec_read_string(sel, what, "best_over", &s, err)) ||
+        (rc = spec_read_string(sel, what, "by", &s, err)) ||
+        (rc = spec_read_enum(sel, what, "prefer", 0, 0, "preference", PREFER, COUNT(PREFER),
+                             &prefer, err)))
+        return rc;
+    return 0;
+}
+
 static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_err *err)
 {
     char where[64], what[96];
@@ -215,21 +237,7 @@ static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_e
     snprintf(what, sizeof what, "%s.rows", where);
     if (cfg_get(t, "rows") && (rc = check_paths(cfg_get(t, "rows"), what, err))) return rc;
     if ((rc = check_reference(t, where, err))) return rc;
-    const cfg_node *sel = cfg_get(t, "select");
-    if (sel) {   /* best-of selection: which path to choose over, by which metric */
-        int prefer;
-        snprintf(what, sizeof what, "%s.select", where);
-        if ((rc = spec_expect_map(sel, what, err)) ||
-            (rc = spec_check_keys(sel, what, SELECT_KEYS, COUNT(SELECT_KEYS), err)))
-            return rc;
-        if (!cfg_get(sel, "best_over")) return spec_missing(sel, what, "best_over", err);
-        if ((rc = spec_read_string(sel, what, "best_over", &s, err)) ||
-            (rc = spec_read_string(sel, what, "by", &s, err)) ||
-            (rc = spec_read_enum(sel, what, "prefer", 0, 0, "preference", PREFER,
-                                 COUNT(PREFER), &prefer, err)))
-            return rc;
-    }
-    if ((rc = check_cell_notes(t, where, err))) return rc;
+    if ((rc = check_select(t, where, err)) || (rc = check_cell_notes(t, where, err))) return rc;
     return check_where(t, where, err);
 }
 
@@ -357,6 +365,7 @@ static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx, dp_
     }
     snprintf(what, sizeof what, "%s.by", where);
     if (cfg_get(f, "by") && (rc = check_paths(cfg_get(f, "by"), what, err))) return rc;
+    if ((rc = check_select(f, where, err))) return rc;
     return check_where(f, where, err);
 }
 

@@ -34,19 +34,14 @@ static const char *const cell_agg_names[] = {NULL, "mean_std", "mean", "median",
 
 static int read_select(table_result *t, json_t *sel, size_t i, dp_err *err)
 {
-    if (!sel) return 0;
-    t->best_over = json_string_value(json_object_get(sel, "best_over"));
-    t->best_by = json_string_value(json_object_get(sel, "by"));
-    const char *prefer = json_string_value(json_object_get(sel, "prefer"));
-    if (!json_is_object(sel) || !t->best_over || !*t->best_over)
-        return dp_err_set(err, DP_ECONFIG, "report.tables[%zu].select: expected {best_over: "
-                          "PATH, by: METRIC, prefer: max|min}", i);
-    if (!t->best_by) t->best_by = t->cell;
-    t->best_min = agg_lower_is_better(t->best_by);
-    if (prefer && strcmp(prefer, "max") && strcmp(prefer, "min"))
-        return dp_err_set(err, DP_ECONFIG, "report.tables[%zu].select.prefer '%s': expected "
-                          "max or min", i, prefer);
-    if (prefer) t->best_min = !strcmp(prefer, "min");
+    char what[48];
+    agg_select a;
+    snprintf(what, sizeof what, "report.tables[%zu]", i);
+    int rc = agg_select_read(sel, what, t->cell, &a, err);
+    if (rc) return rc;
+    t->best_over = a.best_over;
+    t->best_by = a.by;
+    t->best_min = a.prefer_min;
     return 0;
 }
 
