@@ -13,6 +13,13 @@ for c in configs/lssgd/*.yaml; do
   done
 done
 
+# Fig. 6 right searches the learning rate as the paper did: 2 NMs x 4 optimizers x 3 rates
+"$DPERM" run configs/lssgd/fig6_eps.yaml --scale quick --dry-run > "$WORK/dry" 2>&1
+check "fig6_eps expands to 24 runs (2 NMs x 4 optimizers x 3 learning rates)" \
+  sh -c "tail -n 1 '$WORK/dry' | grep -qx '24 runs'"
+check "fig6_eps: its table and figure pick the best learning rate" \
+  [ "$(grep -c 'select: {best_over: train.lr.value, by: test_accuracy, prefer: max}' configs/lssgd/fig6_eps.yaml)" = 2 ]
+
 "$DPERM" smoothing --out "$WORK/sm" > "$WORK/sm.log" 2>&1
 check "dperm smoothing exits 0" [ $? = 0 ]
 check "Table 3: every gamma agrees with the paper as printed" \

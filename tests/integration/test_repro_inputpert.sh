@@ -1,5 +1,6 @@
-# InputPert Figs. 2-4 reproduction (configs/inputpert/): both configs parse and expand at
-# both scales to the grids their headers describe, `make reproduce-inputpert` lists them,
+# InputPert Figs. 2-4 reproduction (configs/inputpert/): the three configs (LR panels, MLP
+# panels, Fig. 4) parse and expand at both scales to the grids their headers describe, a
+# slice of the MLP panels runs and reports, `make reproduce-inputpert` lists them,
 # and a slice of Fig. 4 (Iris and Credit Card Fraud at one epsilon) runs and reports: its
 # figures are written, its claims judged, and Credit Card Fraud, when this machine lacks
 # creditcard.csv, reads "data missing" instead of stopping the sweep. The expansions and
@@ -10,6 +11,7 @@ cd "$ROOT"
 
 F23=configs/inputpert/fig2_3.yaml
 F4=configs/inputpert/fig4.yaml
+FMLP=configs/inputpert/fig2_3_mlp.yaml
 # expands CONFIG SCALE N: dry-run of CONFIG at SCALE lists N runs (the listing is kept in
 # $WORK/dry-SCALE.txt)
 expands() {
@@ -17,8 +19,8 @@ expands() {
   tail -n 1 "$WORK/dry-$2.txt" | grep -qx "$3 runs"
 }
 
-check "make reproduce-inputpert runs both configs" \
-  sh -c "grep -qx 'REPRO_CONFIGS_inputpert := $F23 $F4' Makefile"
+check "make reproduce-inputpert runs the three configs" \
+  sh -c "grep -qx 'REPRO_CONFIGS_inputpert := $F23 $FMLP $F4' Makefile"
 
 # a subshell: its exit leaves the loop, not the script
 if ( for d in kddcup99 adult bank_additional breast_cancer iris; do
@@ -30,6 +32,11 @@ if ( for d in kddcup99 adult bank_additional breast_cancer iris; do
   check "fig2_3 expands at full scale (108 cells x 5 runs)" expands "$F23" full 540
   check "fig2_3 full keeps Thm 2's T for output perturbation" \
     sh -c "[ \$(grep 'algorithm.name=output_perturbation algorithm.iterations=- ' '$WORK/dry-full.txt' | wc -l) = 90 ]"
+  # 3 datasets x 6 epsilons x 4 algorithms (input perturbation, Bassily, dp_gd, gd)
+  check "fig2_3_mlp expands at quick scale (72 cells x 1 run)" expands "$FMLP" quick 72
+  check "fig2_3_mlp quick cuts Bassily et al. to 5000 steps" \
+    sh -c "[ \$(grep 'algorithm.name=dp_sgd_bassily algorithm.iterations=5000 ' '$WORK/dry-quick.txt' | wc -l) = 18 ]"
+  check "fig2_3_mlp expands at full scale (72 cells x 5 runs)" expands "$FMLP" full 360
   check "fig4 expands at quick scale (108 cells x 3 runs)" expands "$F4" quick 324
   check "fig4 expands at full scale (108 cells x 10 runs)" expands "$F4" full 1080
 
@@ -61,6 +68,25 @@ if ( for d in kddcup99 adult bank_additional breast_cancer iris; do
     check "fig4 slice: four claims about Credit Card Fraud" \
       [ "$(jq '[.claims[] | select(.text | contains("Credit Card Fraud"))] | length' "$out/fidelity.json")" = 4 ]
   fi
+
+  # The MLP panels end to end on Bank at eps 0.25: the deep drivers and the gap against a
+  # non-private reference (20 Adam epochs at quick scale)
+  mlp="$WORK/mlp"
+  "$DPERM" run "$FMLP" --scale quick -j 2 --quiet --out "$mlp" --only epsilon=0.25 \
+    --only dataset.name=bank_additional > "$WORK/mlp.log" 2>&1
+  check "mlp slice: exit 0, 4 runs ok" \
+    sh -c "[ $? = 0 ] && [ \$(jq -r 'select(.status == \"ok\") | .id' '$mlp/runs.jsonl' | wc -l) = 4 ]"
+  check "mlp slice: every run's gap is against the Adam reference (20 epochs)" \
+    [ "$(jq -r '.metrics.f_star_method | startswith("non-private Adam reference: 20 epochs")' "$mlp/runs.jsonl" | sort -u)" = true ]
+  check "mlp slice: one f_star for the one problem, every gap finite" \
+    sh -c "[ \$(jq -r '.metrics.f_star' '$mlp/runs.jsonl' | sort -u | wc -l) = 1 ] && [ \$(jq -r 'select(.metrics.optimality_gap | type == \"number\") | .id' '$mlp/runs.jsonl' | wc -l) = 4 ]"
+  check "mlp slice: input perturbation claims eps 0.25 and spends none (Trust)" \
+    [ "$(jq -r 'select(.config.algorithm.name == "input_perturbation") | "\(.metrics.epsilon_claimed) \(.metrics.epsilon_spent)"' "$mlp/runs.jsonl")" = "0.25 null" ]
+  check "mlp slice: Bassily et al. clips at 1 and spends eps 0.25 (Lemma 15.5)" \
+    [ "$(jq -r 'select(.config.algorithm.name == "dp_sgd_bassily") | "\(.metrics.clip) \(.metrics.epsilon_spent)"' "$mlp/runs.jsonl")" = "1 0.25" ]
+  "$DPERM" report "$mlp" --format md,png > "$WORK/mlp-report.log" 2>&1
+  check "mlp slice: report with the gap figure (log y) and nine claims judged" \
+    sh -c "[ -s '$mlp/figures/fig3f_bank_mlp.png' ] && grep -q 'set logscale y' '$mlp/figures/fig3f_bank_mlp.gp' && [ \$(jq '.claims | length' '$mlp/fidelity.json') = 9 ]"
 else
   echo "note: UCI datasets not found (DPERM_DATA); inputpert expansions and the Fig. 4 slice skipped"
 fi

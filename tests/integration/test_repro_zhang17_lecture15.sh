@@ -28,6 +28,23 @@ if have_uci; then
     expands configs/zhang17/rrpsgd.yaml quick 60
   check "zhang17 rrpsgd expands at full scale (3 sets x 4 eps x 5 seeds, every row)" \
     expands configs/zhang17/rrpsgd.yaml full 60
+  check "zhang17 rrpsgd_mlp expands at quick scale (3 sets x 4 eps x 2 steps x 5 seeds)" \
+    expands configs/zhang17/rrpsgd_mlp.yaml quick 120
+  check "zhang17 rrpsgd_mlp expands at full scale (the same grid, every row)" \
+    expands configs/zhang17/rrpsgd_mlp.yaml full 120
+  # RRPSGD on the tanh MLP end to end: bank at eps 1 (10 runs of at most 10^5 rounds)
+  mlp="$WORK/rrmlp"
+  "$DPERM" run configs/zhang17/rrpsgd_mlp.yaml --scale quick -j 2 --quiet --out "$mlp" \
+    --only dataset.name=bank --only epsilon=1 > "$WORK/rrmlp.log" 2>&1
+  check "rrpsgd_mlp slice: 10 runs ok" \
+    [ "$(jq -r 'select(.status == "ok") | .id' "$mlp/runs.jsonl" | wc -l)" = 10 ]
+  check "rrpsgd_mlp slice: each run stops at its random round R (1 <= R <= 10^5 steps)" \
+    [ "$(jq -r 'select(.metrics.iterations == .metrics.round_R and .metrics.round_R >= 1 and .metrics.round_R <= 100000) | .id' "$mlp/runs.jsonl" | wc -l)" = 10 ]
+  # Alg. 2 line 4 with L = clip = 1, n = 2000 training rows (the subsample), eps 1, delta 1e-3
+  check "rrpsgd_mlp slice: noise std s = sqrt(4 L^2 ln(3n/delta) ln(2/delta)) / eps" \
+    [ "$(jq -r '.metrics.noise_std' "$mlp/runs.jsonl" | sort -u | awk '{n = 2000; s = sqrt(4 * log(3 * n / 1e-3) * log(2 / 1e-3)); d = $1 / s - 1; print (d < 1e-9 && d > -1e-9) ? "ok" : $1 " vs " s}')" = ok ]
+  check "rrpsgd_mlp slice: epsilon_spent 1 by Zhang17 Thm 4" \
+    [ "$(jq -r '.metrics.epsilon_spent' "$mlp/runs.jsonl" | sort -u)" = 1 ]
   check "lecture15 expands at quick scale (5 variants x 4 eps x 2 seeds)" \
     expands configs/lecture15/accountants.yaml quick 40
   check "lecture15 expands at full scale (5 variants x 4 eps x 5 seeds)" \
