@@ -104,11 +104,14 @@ int dp_rrpsgd_make_plan_model(const dp_model *m, double l2, double clip,
                               const dp_rrpsgd_cfg *cfg, size_t n, dp_rrpsgd_plan *plan,
                               dp_err *err)
 {
-    if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
+    if (!cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
     if (!(clip > 0.0) || !isfinite(clip))
         return dp_err_set(err, DP_EINVAL, "a deep model has no Lipschitz bound: give clip "
                           "L > 0, the bound every clipped per-example gradient keeps");
-    return make_plan(clip, NAN, l2, (long)m->n_params, NAN, cfg, n, plan, err);
+    /* Without the model (a config check before it is built) only Thm 5's recorded
+     * variance lacks its parameter count: one stands in; the noise does not use it. */
+    long dim = m ? (long)m->n_params : 1;
+    return make_plan(clip, NAN, l2, dim, NAN, cfg, n, plan, err);
 }
 
 long dp_rrpsgd_draw_round(uint64_t seed, const dp_rrpsgd_plan *plan)

@@ -61,9 +61,10 @@ int dp_rrpsgd_run(dp_linear *m, const dp_rrpsgd_cfg *cfg, const dp_rrpsgd_plan *
                   const dp_cvx_set *train, const dp_cvx_set *test, dp_train_result *result,
                   dp_err *err);
 
-/* The plan for a deep model m trained with l2 on n rows: L = clip (> 0, finite: the
- * bound clipping enforces), beta and D_F unknown, so cfg->step > 0 is required. Errors
- * as dp_rrpsgd_make_plan. */
+/* The plan for a deep model m (NULL before it is built: then sigma2_thm5 counts one
+ * parameter) trained with l2 on n rows: L = clip (> 0, finite: the bound clipping
+ * enforces), beta and D_F unknown, so cfg->step > 0 is required. Errors as
+ * dp_rrpsgd_make_plan. */
 int dp_rrpsgd_make_plan_model(const dp_model *m, double l2, double clip,
                               const dp_rrpsgd_cfg *cfg, size_t n, dp_rrpsgd_plan *plan,
                               dp_err *err);

@@ -70,10 +70,8 @@ static int check(const cfg_node *root, run_spec *out, dp_err *err)
                          "rrpsgd on model.type %s needs algorithm.step_size: Zhang17 Thm 5's "
                          "step needs the smoothness beta of a linear loss", out->model_name);
     if (out->deep && out->n_train > 0) {
-        /* a stand-in for the parameter count: only Thm 5's variance (recorded) uses it */
-        dp_model none = {.n_params = 1};
         c.eval_every = eval_rounds(eval_epochs, out->n_train);
-        if (dp_rrpsgd_make_plan_model(&none, out->l2, clip, &c, out->n_train, &plan, err))
+        if (dp_rrpsgd_make_plan_model(NULL, out->l2, clip, &c, out->n_train, &plan, err))
             return drv_config_error(err, cfg_get(root, "algorithm"), "rrpsgd");
         double e = ((double)plan.m + 1.0) / 2.0;
         out->train.epochs = e < (double)INT_MAX ? (int)e : INT_MAX;
