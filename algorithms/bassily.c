@@ -135,6 +135,23 @@ int dp_bassily_make_plan_model(const dp_model *m, double l2, double clip,
     return make_plan(clip, NAN, l2, m ? m->n_params : 0, cfg, n, plan, err);
 }
 
+/* The trainer's settings for the plan: dp_sgd, wor batches, clip L, noise multiplier
+ * sigma/L (0 with noise off), the plan's schedule. Linear and deep models share them. */
+static dp_train_cfg trainer_cfg(const dp_bassily_cfg *cfg, const dp_bassily_plan *plan)
+{
+    return (dp_train_cfg){.algorithm = DP_ALGO_DP_SGD,
+                          .epochs = plan->epochs,
+                          .batch_size = cfg->batch_size,
+                          .sampling = DP_SAMPLING_WOR,
+                          .lr_schedule = plan->schedule,
+                          .lr_a = plan->a,
+                          .clip = plan->L,
+                          .noise_multiplier = cfg->noise ? plan->noise_multiplier : 0.0,
+                          .eval_every = cfg->eval_every,
+                          .seed = cfg->seed,
+                          .secure_noise = cfg->secure_noise};
+}
+
 int dp_bassily_train(dp_linear *m, const dp_bassily_cfg *cfg, const dp_cvx_set *train,
                      const dp_cvx_set *test, dp_bassily_plan *plan, dp_train_result *result,
                      dp_err *err)
@@ -146,17 +163,7 @@ int dp_bassily_train(dp_linear *m, const dp_bassily_cfg *cfg, const dp_cvx_set *
     if ((rc = dp_cvx_check_rows(train->x, train->n, m->d, cfg->feature_bound, err)) ||
         (rc = dp_bassily_make_plan(m, cfg, train->n, plan, err)))
         return rc;
-    dp_train_cfg c = {.algorithm = DP_ALGO_DP_SGD,
-                      .epochs = plan->epochs,
-                      .batch_size = cfg->batch_size,
-                      .sampling = DP_SAMPLING_WOR,
-                      .lr_schedule = plan->schedule,
-                      .lr_a = plan->a,
-                      .clip = plan->L,
-                      .noise_multiplier = cfg->noise ? plan->noise_multiplier : 0.0,
-                      .eval_every = cfg->eval_every,
-                      .seed = cfg->seed,
-                      .secure_noise = cfg->secure_noise};
+    dp_train_cfg c = trainer_cfg(cfg, plan);
     return train->t ? dp_train_linear_reg(m, &c, train->x, train->t, train->n, test->x,
                                           test->t, test->n, result, err)
                     : dp_train_linear(m, &c, train->x, train->y, train->n, test->x, test->y,
@@ -172,17 +179,7 @@ int dp_bassily_train_model(dp_model *m, const dp_bassily_cfg *cfg, double l2, do
     if (!m || !cfg || !plan) return dp_err_set(err, DP_EINVAL, "NULL argument");
     int rc = dp_bassily_make_plan_model(m, l2, clip, cfg, n_train, plan, err);
     if (rc) return rc;
-    dp_train_cfg c = {.algorithm = DP_ALGO_DP_SGD,
-                      .epochs = plan->epochs,
-                      .batch_size = cfg->batch_size,
-                      .sampling = DP_SAMPLING_WOR,
-                      .lr_schedule = plan->schedule,
-                      .lr_a = plan->a,
-                      .clip = plan->L,
-                      .noise_multiplier = cfg->noise ? plan->noise_multiplier : 0.0,
-                      .eval_every = cfg->eval_every,
-                      .seed = cfg->seed,
-                      .secure_noise = cfg->secure_noise};
+    dp_train_cfg c = trainer_cfg(cfg, plan);
     return dp_train_model(m, &c, l2, x_train, y_train, n_train, x_test, y_test, n_test,
                           result, err);
 }

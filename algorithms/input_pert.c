@@ -109,6 +109,45 @@ void dp_input_pert_perturb(dp_noise *noise, double *xp, const double *x, size_t 
     for (size_t i = 0; i < n; i++) dp_noise_add_gaussian(noise, xp + i * d, d, sigma, 1);
 }
 
+/* Alg. 1 lines 3-5: *xp = a new (n, d) copy of x with the plan's noise (none with the
+ * noise off; *sigma says which), from stream DP_STREAM_NOISE of cfg->seed or getrandom.
+ * 0, DP_ENOMEM or a failed secure draw (nothing allocated then). */
+static int perturbed_copy(const dp_input_pert_cfg *cfg, const dp_input_pert_plan *plan,
+                          const double *x, size_t n, size_t d, double **xp, double *sigma,
+                          dp_err *err)
+{
+    int rc;
+    *xp = malloc(n * d * sizeof **xp);
+    if (!*xp) return dp_err_set(err, DP_ENOMEM, "out of memory for the perturbed features");
+    dp_noise noise; /* seeded: DP_STREAM_NOISE; secure: getrandom (base/noise_source.h) */
+    if ((rc = dp_noise_init(&noise, cfg->seed, DP_STREAM_NOISE, cfg->secure_noise, err))) {
+        free(*xp);
+        return rc;
+    }
+    *sigma = cfg->noise ? DP_DEBUG_NOISE(plan->sigma) : 0.0;
+    dp_input_pert_perturb(&noise, *xp, x, n, d, *sigma);
+    if ((rc = dp_noise_check(&noise, err))) {
+        free(*xp);
+        return rc;
+    }
+    return 0;
+}
+
+/* Alg. 1 lines 7-9: T steps of full-batch GD with the constant step alpha. */
+static dp_train_cfg gd_cfg(const dp_input_pert_cfg *cfg, const dp_input_pert_plan *plan,
+                           size_t n)
+{
+    return (dp_train_cfg){.algorithm = DP_ALGO_SGD,
+                          .epochs = (int)plan->T,
+                          .batch_size = n,
+                          .sampling = DP_SAMPLING_FULL,
+                          .lr_schedule = DP_LR_CONSTANT,
+                          .lr = plan->step,
+                          .clip = INFINITY,
+                          .eval_every = cfg->eval_every,
+                          .seed = cfg->seed};
+}
+
 int dp_input_pert_train(dp_linear *m, const dp_input_pert_cfg *cfg, const dp_cvx_set *train,
                         const dp_cvx_set *test, dp_input_pert_plan *plan,
                         dp_train_result *result, dp_err *err)
@@ -122,29 +161,11 @@ int dp_input_pert_train(dp_linear *m, const dp_input_pert_cfg *cfg, const dp_cvx
     if ((rc = dp_cvx_check_rows(train->x, train->n, m->d, cfg->feature_bound, err)) ||
         (rc = dp_input_pert_make_plan(m, cfg, train->n, plan, err)))
         return rc;
-    size_t n = train->n, d = m->d;
-    double *xp = malloc(n * d * sizeof *xp);
-    if (!xp) return dp_err_set(err, DP_ENOMEM, "out of memory for the perturbed features");
-    dp_noise noise; /* seeded: DP_STREAM_NOISE; secure: getrandom (base/noise_source.h) */
-    if ((rc = dp_noise_init(&noise, cfg->seed, DP_STREAM_NOISE, cfg->secure_noise, err))) {
-        free(xp);
-        return rc;
-    }
-    double sigma = cfg->noise ? DP_DEBUG_NOISE(plan->sigma) : 0.0;
-    dp_input_pert_perturb(&noise, xp, train->x, n, d, sigma);
-    if ((rc = dp_noise_check(&noise, err))) {
-        free(xp);
-        return rc;
-    }
-    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD,
-                       .epochs = (int)plan->T,
-                       .batch_size = n,
-                       .sampling = DP_SAMPLING_FULL,
-                       .lr_schedule = DP_LR_CONSTANT,
-                       .lr = plan->step,
-                       .clip = INFINITY,
-                       .eval_every = cfg->eval_every,
-                       .seed = cfg->seed};
+    size_t n = train->n;
+    double *xp;
+    double sigma;
+    if ((rc = perturbed_copy(cfg, plan, train->x, n, m->d, &xp, &sigma, err))) return rc;
+    dp_train_cfg gd = gd_cfg(cfg, plan, n);
     rc = train->t ? dp_train_linear_reg(m, &gd, xp, train->t, n, test->x, test->t, test->n,
                                         result, err)
                   : dp_train_linear(m, &gd, xp, train->y, n, test->x, test->y, test->n,
@@ -175,28 +196,10 @@ int dp_input_pert_train_model(dp_model *m, const dp_input_pert_cfg *cfg, double 
     if ((rc = dp_cvx_check_rows(x_train, n, d, cfg->feature_bound, err)) ||
         (rc = dp_input_pert_make_plan_model(l2, cfg, n, plan, err)))
         return rc;
-    double *xp = malloc(n * d * sizeof *xp);
-    if (!xp) return dp_err_set(err, DP_ENOMEM, "out of memory for the perturbed features");
-    dp_noise noise;
-    if ((rc = dp_noise_init(&noise, cfg->seed, DP_STREAM_NOISE, cfg->secure_noise, err))) {
-        free(xp);
-        return rc;
-    }
-    double sigma = cfg->noise ? DP_DEBUG_NOISE(plan->sigma) : 0.0;
-    dp_input_pert_perturb(&noise, xp, x_train, n, d, sigma);
-    if ((rc = dp_noise_check(&noise, err))) {
-        free(xp);
-        return rc;
-    }
-    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD,
-                       .epochs = (int)plan->T,
-                       .batch_size = n,
-                       .sampling = DP_SAMPLING_FULL,
-                       .lr_schedule = DP_LR_CONSTANT,
-                       .lr = plan->step,
-                       .clip = INFINITY,
-                       .eval_every = cfg->eval_every,
-                       .seed = cfg->seed};
+    double *xp;
+    double sigma;
+    if ((rc = perturbed_copy(cfg, plan, x_train, n, d, &xp, &sigma, err))) return rc;
+    dp_train_cfg gd = gd_cfg(cfg, plan, n);
     rc = dp_train_model(m, &gd, l2, xp, y_train, n, x_test, y_test, n_test, result, err);
     free(xp);
     if (rc) return rc;
