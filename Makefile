@@ -221,6 +221,7 @@ REPRO_CONFIGS_lssgd := configs/lssgd/table2.yaml configs/lssgd/fig3.yaml configs
 # REPRO_COMMANDS_<paper>: what a paper needs besides sweeps, run after them.
 REPRO_COMMANDS_lssgd := $(BIN)/dperm smoothing --out results/$(SCALE)/lssgd_smoothing
 REPRO_CONFIGS_zhang17 := configs/zhang17/table3.yaml configs/zhang17/table3_ambiguity.yaml \
+  configs/zhang17/table3_huber_threshold.yaml \
   configs/zhang17/rrpsgd.yaml configs/zhang17/rrpsgd_mlp.yaml
 REPRO_CONFIGS_dplis := configs/dplis/table2_mnist.yaml configs/dplis/table10_mnist.yaml \
   configs/dplis/fig4_mnist.yaml configs/dplis/table2_cifar10.yaml configs/dplis/table10_cifar10.yaml \

@@ -37,6 +37,17 @@ if have_uci; then
   "$DPERM" report "$amb" --format md > /dev/null 2>&1
   check "ambiguity report: the paper beside each choice set, and the one with the most cells in band" \
     sh -c "grep -q '| paper | ours, unit_ball | ours, standardized |' '$amb/report.md' && grep -q '^Most cells in band: protocol ' '$amb/report.md'"
+  check "zhang17 huber thresholds expand at quick scale (5 thresholds x 24 cells x 1 round)" \
+    expands configs/zhang17/table3_huber_threshold.yaml quick 120
+  # the five thresholds on wine_quality, mu = 0.5, end to end
+  hub="$WORK/hub"
+  "$DPERM" run configs/zhang17/table3_huber_threshold.yaml --scale quick -j 2 --quiet --out "$hub" \
+    --only dataset.name=wine_quality --only model.l2=0.5 > /dev/null 2>&1
+  check "huber slice: each threshold ran with its own model.huber_delta" \
+    [ "$(jq -r 'select(.status == "ok") | "\(.config.protocol)=\(.config.model.huber_delta)"' "$hub/runs.jsonl" | sort -u | tr '\n' ' ')" = "huber_0.1=0.1 huber_0.5=0.5 huber_10=10 huber_1=1 huber_2=2 " ]
+  "$DPERM" report "$hub" --format md > /dev/null 2>&1
+  check "huber report: the paper beside each threshold" \
+    grep -q '| paper | ours, huber_0.1 | ours, huber_0.5 | ours, huber_1 | ours, huber_2 | ours, huber_10 |' "$hub/report.md"
   check "zhang17 rrpsgd expands at quick scale (3 sets x 4 eps x 5 seeds)" \
     expands configs/zhang17/rrpsgd.yaml quick 60
   check "zhang17 rrpsgd expands at full scale (3 sets x 4 eps x 5 seeds, every row)" \
