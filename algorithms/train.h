@@ -127,6 +127,11 @@ typedef struct dp_train_cfg {
     int dplis_sum;             /* 1: the K gradients summed before clipping (DPlis's code),
                                   not averaged (0, the paper's eq. 6); equal when K = 1 */
     int eval_every;            /* evaluate every this many epochs (>= 1); always at the end */
+    const int *eval_epochs;    /* also at the end of each of these epochs (read-outs: one run
+                                  read at several points; ascending, in 1..epochs); n_eval_
+                                  epochs of them, NULL/0: none. Evaluation reads the weights
+                                  only: the training is the same bits with or without them */
+    size_t n_eval_epochs;
     long max_steps;            /* > 0: stop after this many steps even within an epoch (a
                                   horizon drawn at random, Zhang17 Alg. 2's R); 0: none */
     uint64_t seed;             /* run seed: streams DP_STREAM_INIT/BATCH/NOISE derive from it */

@@ -118,6 +118,14 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
     }
     if (c->eval_every < 1)
         return dp_err_set(err, DP_EINVAL, "train.eval_every %d must be >= 1", c->eval_every);
+    if (c->n_eval_epochs && !c->eval_epochs)
+        return dp_err_set(err, DP_EINVAL, "%zu read-out epochs given without the list",
+                          c->n_eval_epochs);
+    for (size_t i = 0; i < c->n_eval_epochs; i++)
+        if (c->eval_epochs[i] < 1 || c->eval_epochs[i] > c->epochs ||
+            (i && c->eval_epochs[i] <= c->eval_epochs[i - 1]))
+            return dp_err_set(err, DP_EINVAL, "read-out epoch %d: the list must ascend "
+                              "within 1..%d (train.epochs)", c->eval_epochs[i], c->epochs);
     if (c->algorithm == DP_ALGO_DP_SGD) {
         if (c->clip_mode != DP_CLIP_PER_EXAMPLE && c->clip_mode != DP_CLIP_BATCH_MEAN_PER_TENSOR)
             return dp_err_set(err, DP_EINVAL, "algorithm.clip_mode: unknown clip mode %d",

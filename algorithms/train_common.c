@@ -30,8 +30,9 @@
  *     evaluation whose metrics are not finite (finite but enormous weights) also stops
  *     it. The final metrics are those of the last finite weights if they evaluate to
  *     finite numbers, else the last finite curve point.
- *   - evaluation: a curve point at iteration 0, after every eval_every epochs and at the
- *     end (once if the end is also a periodic point). A point's epoch is iteration b / n,
+ *   - evaluation: a curve point at iteration 0, after every eval_every epochs, after each
+ *     of cfg->eval_epochs (read-outs) and at the end (once if the end is also a periodic
+ *     point or a read-out). A point's epoch is iteration b / n,
  *     or iteration / steps per epoch with kept partial batches (a pass is then one epoch).
  *   - full-batch sampling (gd, dp_gd): every step uses all n examples in order, b = n, and
  *     an epoch is one step, so epochs counts the T iterations of Lecture15 Alg. 2.
@@ -121,6 +122,14 @@ static void loop_free(loop *L)
     free(L->idx);
 }
 
+/* 1 if epoch is one of cfg's read-out epochs (a short list: a scan is enough). */
+static int listed_epoch(const dp_train_cfg *cfg, int epoch)
+{
+    for (size_t i = 0; i < cfg->n_eval_epochs; i++)
+        if (cfg->eval_epochs[i] == epoch) return 1;
+    return 0;
+}
+
 /* The point after `iteration` steps: metrics from ops->evaluate, position from here. */
 static int evaluate(loop *L, long iteration, dp_curve_point *pt, dp_err *err)
 {
@@ -162,7 +171,7 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
     L.steps_per_epoch = (long)(L.keep ? (n_train + b - 1) / b : n_train / b);
     if (L.steps_per_epoch < 1) L.steps_per_epoch = 1;
     /* Points: iteration 0, one per eval_every epochs, the end, and a divergence point. */
-    size_t cap = (size_t)(cfg->epochs / cfg->eval_every) + 3;
+    size_t cap = (size_t)(cfg->epochs / cfg->eval_every) + 3 + cfg->n_eval_epochs;
     result->curve = calloc(cap, sizeof *result->curve);
     if (!result->curve)
         return dp_err_set(err, DP_ENOMEM, "out of memory for %zu curve points", cap);
@@ -232,7 +241,7 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
             if (cfg->max_steps > 0 && it >= cfg->max_steps) break;
         }
         last = epoch == cfg->epochs || (cfg->max_steps > 0 && it >= cfg->max_steps);
-        if (epoch % cfg->eval_every == 0 || last) {
+        if (epoch % cfg->eval_every == 0 || last || listed_epoch(cfg, epoch)) {
             if ((rc = evaluate(&L, it, &pt, err)) != DP_OK) goto fail;
             if (!point_finite(&pt)) goto stopped;
             curve_push(result, &pt);

@@ -189,6 +189,7 @@ static int prepare(sweep *s, dp_err *err)
             rc = runner_calibrate(sp, at ? at : s->g.runs[i].config, err);
         }
     calibrated:
+        if (rc == 0) rc = runner_plan_readouts(sp, cfg_get(s->g.runs[i].config, "train"), err);
         if (rc) return rc;
     }
     size_t n_secure = 0;

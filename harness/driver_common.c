@@ -20,8 +20,15 @@ int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err)
     int rc;
     *eval_every = 1;
     if (!train) return 0;
-    if ((rc = spec_expect_map(train, "train", err)) ||
-        (rc = spec_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)))
+    if ((rc = spec_expect_map(train, "train", err))) return rc;
+    const cfg_node *readout = cfg_get(train, "readout");
+    const cfg_node *name = cfg_get_path(root, "algorithm.name");
+    if (readout)
+        return cfg_error(err, readout, 1, "train.readout: %s releases one model (its "
+                         "iterations come from its theorem); read-outs apply to the "
+                         "first-order trainer's algorithms (dperm list algorithms)",
+                         name && name->value ? name->value : "this algorithm");
+    if ((rc = spec_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)))
         return rc;
     return spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, eval_every, err);
 }

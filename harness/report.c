@@ -20,6 +20,7 @@
 #include "plot.h"
 #include "privacy_note.h"
 #include "report_protocols.h"
+#include "report_readouts.h"
 #include "store.h"
 #include "table.h"
 
@@ -339,7 +340,8 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
     dp_err_clear(err);
     memset(out, 0, sizeof *out);
     json_t *array = NULL, *tables = NULL, *figures = NULL, *fj = NULL, *claims = NULL;
-    json_t **recs = NULL;
+    json_t **recs = NULL, **xrecs[3] = {0}; /* the records each readouts_mode reads */
+    size_t n_xrecs[3] = {0};
     table_result *tabs = NULL;
     size_t n_tabs = 0;
     fidelity fid = {0};
@@ -402,13 +404,25 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
         }
     }
 
+    /* Tables and figures keyed by read-outs see one record per read-out
+     * (report_readouts.h); the others the runs' records. */
+    for (int mode = READOUTS_BY_EPOCH; mode <= READOUTS_BY_TARGET; mode++)
+        if (!(xrecs[mode] = report_readouts_expand(recs, r.n_records, (readouts_mode)mode,
+                                                   &n_xrecs[mode])))
+            goto oom;
+    xrecs[READOUTS_NONE] = recs;
+    n_xrecs[READOUTS_NONE] = r.n_records;
+#define RECS_OF(spec) (xrecs[report_readouts_mode(spec)])
+#define N_RECS_OF(spec) (n_xrecs[report_readouts_mode(spec)])
+
     /* every table is built (and its reference checked) before any file is written, so
      * a bad reference writes nothing */
     if (!(tabs = calloc(json_array_size(tables) + 1, sizeof *tabs))) goto oom;
-    for (size_t i = 0; i < json_array_size(tables); i++, n_tabs++)
-        if ((rc = table_build(&tabs[i], recs, r.n_records, json_array_get(tables, i), i + 1,
-                              dir, err)))
+    for (size_t i = 0; i < json_array_size(tables); i++, n_tabs++) {
+        json_t *ts = json_array_get(tables, i);
+        if ((rc = table_build(&tabs[i], RECS_OF(ts), N_RECS_OF(ts), ts, i + 1, dir, err)))
             goto fail;
+    }
     if ((rc = fidelity_eval(&fid, claims, tabs, n_tabs, err)))
         goto fail;
 
@@ -419,14 +433,18 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
             agg_buf_puts(&o.html, "<h2>Tables</h2>\n");
         }
         /* The first table of a protocol split: the combined table comes first. */
-        const char *of = json_string_value(json_object_get(json_array_get(tables, i), "split_of"));
+        json_t *ts = json_array_get(tables, i);
+        const char *of = json_string_value(json_object_get(ts, "split_of"));
         if (of && i + np <= n_tabs) {
             const table_result *group[8];
             for (size_t p = 0; p < np; p++) group[p] = &tabs[i + p];
-            report_protocols_combined(&o, group, protocols, np, recs, r.n_records);
+            report_protocols_combined(&o, group, protocols, np, RECS_OF(ts), N_RECS_OF(ts));
         }
-        for (size_t k = 0; k < (of ? np : 1) && i < n_tabs; k++, i++)
-            if ((rc = table_write(&o, &tabs[i], recs, r.n_records, tfmt, err))) goto fail;
+        for (size_t k = 0; k < (of ? np : 1) && i < n_tabs; k++, i++) {
+            ts = json_array_get(tables, i);
+            if ((rc = table_write(&o, &tabs[i], RECS_OF(ts), N_RECS_OF(ts), tfmt, err)))
+                goto fail;
+        }
         i--;
     }
     for (size_t i = 0; i < json_array_size(figures); i++) {
@@ -435,13 +453,14 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
             agg_buf_puts(&o.md, "## Figures\n\n");
             agg_buf_puts(&o.html, "<h2>Figures</h2>\n");
         }
-        if ((rc = plot_figure(&o, recs, r.n_records, fig, i + 1, ifmt, err))) goto fail;
+        if ((rc = plot_figure(&o, RECS_OF(fig), N_RECS_OF(fig), fig, i + 1, ifmt, err)))
+            goto fail;
         char name[32];
         snprintf(name, sizeof name, "figure%zu", i + 1);
         const char *fname = json_string_value(json_object_get(fig, "name"));
         report_html_figure(&o.html, fname ? fname : name,
                            json_string_value(json_object_get(fig, "title")), &o.files, dir);
-        if ((rc = figure_privacy_note(&o, fig, recs, r.n_records))) goto oom;
+        if ((rc = figure_privacy_note(&o, fig, RECS_OF(fig), N_RECS_OF(fig)))) goto oom;
     }
     fidelity_render_md(&fmd, &fid, tabs, n_tabs);
     fidelity_render_html(&fhtml, &fid, tabs, n_tabs);
@@ -489,9 +508,13 @@ fail:
     json_decref(tables);
     json_decref(figures);
     json_decref(claims);
+    report_readouts_free(xrecs[READOUTS_BY_EPOCH], n_xrecs[READOUTS_BY_EPOCH]);
+    report_readouts_free(xrecs[READOUTS_BY_TARGET], n_xrecs[READOUTS_BY_TARGET]);
     free(recs);
     json_decref(array);
     return rc;
+#undef RECS_OF
+#undef N_RECS_OF
 }
 
 int report_index(const char *dir, char **path, dp_err *err)

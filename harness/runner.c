@@ -2,6 +2,7 @@
 #include "runner.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,6 +13,8 @@
 #include "optimality.h"
 #include "privacy_truth.h"
 #include "progress.h"
+
+#define COUNT_READOUTS (SPEC_MAX_READOUTS * 2)
 #include "provenance.h"
 
 size_t runner_train_size(const run_spec *s)
@@ -19,17 +22,22 @@ size_t runner_train_size(const run_spec *s)
     return s->n_train;
 }
 
-long runner_planned_steps(const run_spec *s)
+/* Steps of one epoch, as the trainer counts them (train_common.c). */
+static long steps_per_epoch(const run_spec *s)
 {
-    if (s->train.batch_size == 0) return s->train.epochs; /* a driver's own iterations */
+    if (s->train.batch_size == 0) return 1; /* a driver's own iterations */
     size_t n = runner_train_size(s), b = s->train.batch_size;
     /* a shuffled pass that keeps its partial batch takes ceil(n / b) steps */
     size_t per_epoch = s->train.sampling == DP_SAMPLING_SHUFFLE &&
                                s->train.partial_batch == DP_PARTIAL_KEEP
                            ? (n + b - 1) / b
                            : n / b;
-    if (per_epoch < 1) per_epoch = 1;
-    return (long)s->train.epochs * (long)per_epoch;
+    return per_epoch < 1 ? 1 : (long)per_epoch;
+}
+
+long runner_planned_steps(const run_spec *s)
+{
+    return (long)s->train.epochs * steps_per_epoch(s);
 }
 
 /* A private run of the first-order loop (its noise is calibrated and accounted here;
@@ -125,6 +133,110 @@ static double privacy_spent(const run_spec *s, dp_accountant a, long steps, char
     return eps;
 }
 
+static int cmp_readout(const void *a, const void *b)
+{
+    const spec_readout *x = a, *y = b;
+    if (x->epoch != y->epoch) return x->epoch < y->epoch ? -1 : 1;
+    /* an epoch read-out (NAN target) before the epsilon ones of its epoch */
+    if (isnan(x->epsilon_target) || isnan(y->epsilon_target))
+        return isnan(y->epsilon_target) - isnan(x->epsilon_target);
+    return (x->epsilon_target > y->epsilon_target) - (x->epsilon_target < y->epsilon_target);
+}
+
+int runner_plan_readouts(run_spec *s, const cfg_node *train, dp_err *err)
+{
+    if (s->n_readout_epsilons == 0) return 0;
+    const cfg_node *list = cfg_get_path(train, "readout.epsilon");
+    char acc[256];
+    long per_epoch = steps_per_epoch(s);
+    double at_end = privacy_spent(s, s->accountant_kind, runner_planned_steps(s), acc,
+                                  sizeof acc);
+    for (size_t k = 0; k < s->n_readout_epsilons; k++) {
+        double target = s->readout_epsilons[k];
+        const cfg_node *at = list && k < list->n_items ? list->items[k] : list;
+        if (!isfinite(at_end))
+            return cfg_error(err, at, 0, "train.readout.epsilon: the run's accountant gives "
+                             "no epsilon (%s); read it out by epochs", acc);
+        if (at_end < target) {
+            long most = 0;
+            dp_err e2;
+            double sigma = s->train.noise_multiplier *
+                           spec_accountant_noise_factor(s, s->accountant_kind);
+            double q = (double)s->train.batch_size / (double)runner_train_size(s);
+            int rc = dp_accountant_steps(s->accountant_kind, q, sigma, s->delta, target,
+                                         100000000L, &most, &e2);
+            char need[96] = "";
+            if (rc == 0 && most < 100000000L)
+                snprintf(need, sizeof need, "; train.epochs %ld reaches it",
+                         most / per_epoch + 1);
+            return cfg_error(err, at, 0, "train.readout.epsilon: %g is never reached: %s "
+                             "gives %.4g after train.epochs %d (%ld steps)%s", target,
+                             s->accountant, at_end, s->train.epochs,
+                             runner_planned_steps(s), need);
+        }
+        /* the first epoch whose epsilon reaches the target (epsilon grows with steps) */
+        long lo = 1, hi = s->train.epochs;
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            if (privacy_spent(s, s->accountant_kind, mid * per_epoch, acc, sizeof acc) >=
+                target)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        s->readouts[s->n_readouts++] = (spec_readout){(int)lo, target};
+    }
+    s->n_readout_epsilons = 0; /* resolved: planning twice adds nothing */
+    qsort(s->readouts, s->n_readouts, sizeof *s->readouts, cmp_readout);
+    return 0;
+}
+
+/* The record's readouts: per read-out of s (runner_plan_readouts), where it was read and
+ * what the model and the privacy were there, under the same names as the run's metrics,
+ * so a report can take a read-out in place of the run's end (report_readouts.c). A
+ * read-out the run did not reach (it diverged first) says so and has no metrics. */
+static json_t *readouts_json(const run_spec *s, const dp_train_result *r)
+{
+    json_t *list = json_array();
+    char acc[256];
+    for (size_t i = 0; list && i < s->n_readouts; i++) {
+        const spec_readout *ro = &s->readouts[i];
+        long it = (long)ro->epoch * steps_per_epoch(s);
+        const dp_curve_point *p = NULL;
+        for (size_t k = 0; k < r->n_curve && !p; k++)
+            if (r->curve[k].iteration == it) p = &r->curve[k];
+        json_t *e = json_pack("{s:i, s:I}", "epoch", ro->epoch, "iteration", (json_int_t)it);
+        if (!e) break;
+        if (!isnan(ro->epsilon_target))
+            json_object_set_new(e, "epsilon_target", json_real(ro->epsilon_target));
+        if (!p) {
+            json_object_set_new(e, "reached", json_false());
+            json_array_append_new(list, e);
+            continue;
+        }
+        json_object_set_new(e, "test_accuracy", num(p->test_accuracy));
+        json_object_set_new(e, "test_loss", num(p->test_loss));
+        json_object_set_new(e, "test_rmse", num(p->test_rmse));
+        json_object_set_new(e, "train_loss", num(p->train_loss));
+        double spent = privacy_spent(s, s->accountant_kind, it, acc, sizeof acc);
+        json_object_set_new(e, "epsilon_spent", num(spent));
+        for (size_t a = 0; a < s->n_also_report; a++) {
+            char key[48];
+            snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
+            json_object_set_new(e, key, num(privacy_spent(s, s->also_report[a], it, acc,
+                                                          sizeof acc)));
+        }
+        /* The as-published estimate takes the largest gradient norm of the whole run, an
+         * upper bound of the one up to this read-out. */
+        if (is_private(s) && s->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR)
+            privacy_truth_as_published(s, it, spent, r->max_example_grad_norm, e);
+        else if (is_private(s))
+            privacy_truth_first_order(s, it, spent, e);
+        json_array_append_new(list, e);
+    }
+    return list;
+}
+
 /* The record of a run whose dataset's files were not found (dataset.required false):
  * failed, with the loader's message, which reports read as "data missing". */
 static json_t *missing_data_record(const grid_run *run, const run_spec *s)
@@ -171,6 +283,14 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
                                   &err);
     }
     int convex = s->algo && s->algo->kind == SPEC_KIND_CONVEX;
+    /* The trainer also evaluates at the read-outs' epochs (each once). */
+    dp_train_cfg tc = s->train;
+    int eval_epochs[COUNT_READOUTS];
+    tc.n_eval_epochs = 0;
+    for (size_t i = 0; i < s->n_readouts; i++)
+        if (tc.n_eval_epochs == 0 || eval_epochs[tc.n_eval_epochs - 1] != s->readouts[i].epoch)
+            eval_epochs[tc.n_eval_epochs++] = s->readouts[i].epoch;
+    tc.eval_epochs = tc.n_eval_epochs ? eval_epochs : NULL;
     if (rc == 0 && s->deep) {
         /* Workspaces for up to 512 examples at a time; larger (Poisson) batches are
          * processed in pieces with identical sums. A driver's batch is not in s->train
@@ -186,7 +306,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
             else
                 rc = drv->run_deep(run->config, s, tr, te, &deep, &res, driver_metrics, &err);
         } else if (rc == 0) {
-            rc = dp_train_model(&deep, &s->train, s->l2, tr->x, tr->y, tr->n, te->x, te->y,
+            rc = dp_train_model(&deep, &tc, s->l2, tr->x, tr->y, tr->n, te->x, te->y,
                                 te->n, &res, &err);
         }
     } else if (rc == 0 && convex) {
@@ -199,12 +319,12 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     } else if (rc == 0 && s->regression) {
         rc = dp_linear_init_regression(&model, s->loss, tr->d, s->huber_delta, s->l2, &err);
         if (rc == 0)
-            rc = dp_train_linear_reg(&model, &s->train, tr->x, tr->t, tr->n, te->x, te->t, te->n,
+            rc = dp_train_linear_reg(&model, &tc, tr->x, tr->t, tr->n, te->x, te->t, te->n,
                                      &res, &err);
     } else if (rc == 0) {
         rc = dp_linear_init(&model, s->loss, tr->d, tr->n_classes, s->l2, &err);
         if (rc == 0)
-            rc = dp_train_linear(&model, &s->train, tr->x, tr->y, tr->n, te->x, te->y, te->n,
+            rc = dp_train_linear(&model, &tc, tr->x, tr->y, tr->n, te->x, te->y, te->n,
                                  &res, &err);
     }
     if (rc == 0) status = res.diverged ? "diverged" : "ok";
@@ -285,6 +405,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
             optimality_record(s, &model, tr, m);
     }
     json_object_set_new(rec, "metrics", m);
+    if (s->n_readouts && rc == 0) json_object_set_new(rec, "readouts", readouts_json(s, &res));
     json_object_set_new(rec, "curves", rc ? json_object() : curves_json(&res));
     json_object_set_new(prov, "started", json_string(started));
     json_object_set_new(prov, "finished", json_string(finished));

@@ -24,6 +24,12 @@ size_t runner_train_size(const run_spec *s);
  * Non-private runs and runs with an explicit noise_multiplier are left unchanged. */
 int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err);
 
+/* After calibration: turn s's epsilon read-outs (train.readout.epsilon) into epochs, the
+ * first epoch at whose end the run's accountant reaches each target, merged with the
+ * epoch read-outs in epoch order. An epsilon the run never reaches is DP_ECONFIG at
+ * `train` (the run's train block), saying which train.epochs would reach it. */
+int runner_plan_readouts(run_spec *s, const cfg_node *train, dp_err *err);
+
 /* Run it; the record's status is ok, diverged or failed (with message). Returns a new
  * reference, or NULL on out of memory. */
 json_t *runner_execute(const grid_run *run, const run_spec *spec);

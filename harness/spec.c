@@ -123,7 +123,8 @@ static const char *const DATASET_KEYS[] = {
 static const char *const PRIVACY_KEYS[] = {"delta", "accountant", "also_report", "secure_noise",
                                            "neighbours"};
 static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr",
-                                         "eval_every", "partial_batch", "l2_placement"};
+                                         "eval_every", "partial_batch", "l2_placement",
+                                         "readout"};
 static const char *const LR_KEYS[] = {"schedule", "value", "a", "step_at", "factor"};
 
 /* synthetic, then the real datasets of datasets/catalog.c (for did-you-mean). */
@@ -562,7 +563,9 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
     out->seed = (uint64_t)seed;
     out->train.seed = out->seed;
     out->train.secure_noise = out->secure_noise;
-    if ((rc = check_privacy_target(root, algo, train, out, err))) return rc;
+    if ((rc = check_privacy_target(root, algo, train, out, err)) ||
+        (rc = spec_read_readout(train, out, err)))
+        return rc;
     /* A protocol named private promises a DP run: a clip that bounds nothing per example
      * cannot be part of it (README, "Reproducing as published"). */
     if (out->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR && !strcmp(out->protocol, "private"))

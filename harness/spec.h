@@ -44,6 +44,15 @@ typedef struct spec_algorithm {
 /* The algorithm table, *n entries. */
 const spec_algorithm *spec_algorithm_list(size_t *n);
 
+/* One read-out of a run (train.readout, spec_readout.c): the model evaluated at the end
+ * of an epoch. */
+#define SPEC_MAX_READOUTS 32
+typedef struct spec_readout {
+    int epoch;                        /* read at the end of this epoch (1..train.epochs) */
+    double epsilon_target;            /* an epsilon read-out: the epsilon it asked for
+                                         (train.readout.epsilon); NAN for an epoch one */
+} spec_readout;
+
 typedef struct run_spec {
     char experiment[128];
     char protocol[48];                /* `protocol` (grid.c merged its overrides in), or "" */
@@ -89,6 +98,12 @@ typedef struct run_spec {
     char algorithm[32];               /* algorithm.name (spec_algorithm_list) */
     const spec_algorithm *algo;       /* its table entry */
     dp_train_cfg train;
+    /* train.readout: the epoch read-outs, then (runner_plan_readouts) the epsilon ones
+     * merged in, ordered by epoch; the epsilon targets as given until then */
+    spec_readout readouts[SPEC_MAX_READOUTS * 2];
+    size_t n_readouts;
+    double readout_epsilons[SPEC_MAX_READOUTS];
+    size_t n_readout_epsilons;
     uint64_t seed;                    /* run seed (top-level `seed`, default 1) */
     int optimality_gap;               /* top-level optimality_gap: true (optimality.h) */
     double f_star;                    /* its F(w*), set by the parent (optimality_prepare) */

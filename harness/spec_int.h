@@ -54,6 +54,10 @@ int spec_read_enum(const cfg_node *blk, const char *bname, const char *key, int 
 int spec_read_string(const cfg_node *blk, const char *bname, const char *key,
                      const char **out, dp_err *err);
 
+/* train.readout into out->readouts / out->readout_epsilons (spec_readout.c); needs
+ * out->train.epochs and out->train.algorithm. */
+int spec_read_readout(const cfg_node *train, run_spec *out, dp_err *err);
+
 /* The algorithm block into out (spec_algorithm.c): out->algorithm, out->algo, and the
  * algorithm's fields of out->train (privacy, update rule, smoothing). */
 int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err);

@@ -194,6 +194,25 @@ static int data_missing(json_t *rec)
     return m && strstr(m, "dataset") && (strstr(m, "not found") || strstr(m, "missing"));
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+/* Runs among recs[0..n): distinct ids (read-out records share their run's). */
+static size_t distinct_ids(json_t *const *recs, size_t n)
+{
+    const char **ids = malloc(n * sizeof *ids);
+    if (!ids) return n;
+    for (size_t i = 0; i < n; i++) ids[i] = json_string_value(json_object_get(recs[i], "id"));
+    qsort(ids, n, sizeof *ids, cmp_str);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += i == 0 || cmp_str(&ids[i], &ids[i - 1]) != 0;
+    free(ids);
+    return k;
+}
+
 /* Fill cell c from the ok runs idx[0..m) of its group (indices into sel). */
 static int fill_cell(table_result *t, table_cell *c, json_t *const *sel, const size_t *idx,
                      size_t m, double *vals, dp_err *err)
@@ -316,6 +335,8 @@ int table_build(table_result *t, json_t *const *recs, size_t n, json_t *spec, si
         else t->n_failed++;
         cell_of[i] = t->rk.group[i] * nc + t->ck.group[i];
     }
+    if (n_sel && agg_config_get(sel[0], "readout"))
+        t->n_runs_read = distinct_ids(sel, n_sel);
 
     /* what a cell pools besides seeds (ok runs and failed ones alike: a cell is a config);
      * the selected path is not pooled, it is chosen */

@@ -55,6 +55,8 @@ typedef struct table_result {
     agg_key rk, ck;               /* row and column groups of the selected records */
     table_cell *cells;            /* rk.n_groups x ck.n_groups */
     size_t n_ok, n_failed, n_diverged;
+    size_t n_runs_read;           /* read-out records (report_readouts.h): the runs they
+                                     come from; 0 for a table of runs */
     agg_strs pooled;              /* config paths a cell pools besides seeds */
     size_t k_min, k_max;          /* select: fewest and most configurations per cell */
     /* the paper */

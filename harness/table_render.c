@@ -168,8 +168,14 @@ static void title_text(agg_buf *b, const table_result *t)
 /* The notes under a table, as plain sentences (Markdown and HTML share them). */
 static void notes(agg_strs *out, const table_result *t)
 {
-    agg_strs_pushf(out, "Runs: %zu ok, %zu failed, %zu diverged. Cells: %s, %s.", t->n_ok,
-                   t->n_failed, t->n_diverged, t->cell, agg_sentence(t->agg));
+    if (t->n_runs_read)
+        agg_strs_pushf(out, "Read-outs: %zu ok, %zu failed, %zu diverged, of %zu runs (each "
+                       "run read at several points, train.readout). Cells: %s, %s.", t->n_ok,
+                       t->n_failed, t->n_diverged, t->n_runs_read, t->cell,
+                       agg_sentence(t->agg));
+    else
+        agg_strs_pushf(out, "Runs: %zu ok, %zu failed, %zu diverged. Cells: %s, %s.", t->n_ok,
+                       t->n_failed, t->n_diverged, t->cell, agg_sentence(t->agg));
     if (t->fallback[0])
         agg_strs_pushf(out, "Data: some runs of this table used %s, so their numbers do not "
                        "reproduce the paper's experiment.", t->fallback);

@@ -603,6 +603,47 @@ START_TEST(test_determinism)
 }
 END_TEST
 
+/* Read-outs (cfg.eval_epochs) add curve points at the end of the listed epochs and
+ * change nothing else: the same weights and final point, bit for bit, as without them. */
+START_TEST(test_readout_epochs)
+{
+    data D;
+    make_data(&D, 400, 5, 2, 0.0, 4); /* 300 train: 7 steps per epoch with b = 40 */
+    dp_linear a, b;
+    new_model(&a, DP_LOSS_LOGISTIC, 5, 2, 0.01);
+    new_model(&b, DP_LOSS_LOGISTIC, 5, 2, 0.01);
+    dp_train_cfg c = base_cfg(DP_ALGO_DP_SGD, 40, 7);
+    c.sampling = DP_SAMPLING_POISSON;
+    c.noise_multiplier = 1.1;
+    c.eval_every = 100;
+    dp_train_result plain, read;
+    ck_assert_int_eq(train(&a, &c, &D, &plain, NULL), DP_OK);
+    static const int epochs[] = {2, 5, 7};
+    c.eval_epochs = epochs;
+    c.n_eval_epochs = 3;
+    ck_assert_int_eq(train(&b, &c, &D, &read, NULL), DP_OK);
+    ck_assert_int_eq(memcmp(a.w, b.w, a.n_params * sizeof *a.w), 0);
+    ck_assert_int_eq(memcmp(&plain.final, &read.final, sizeof plain.final), 0);
+    ck_assert_uint_eq(plain.n_curve, 2); /* iteration 0 and the end */
+    ck_assert_uint_eq(read.n_curve, 4);  /* 0, epochs 2 and 5, the end (epoch 7, once) */
+    ck_assert_int_eq(read.curve[1].iteration, 14);
+    ck_assert_int_eq(read.curve[2].iteration, 35);
+    ck_assert_int_eq(read.curve[3].iteration, 49);
+    dp_train_result_destroy(&plain);
+    dp_train_result_destroy(&read);
+    /* a list that does not ascend within 1..epochs is refused */
+    static const int bad[][2] = {{5, 2}, {3, 8}, {0, 2}};
+    for (size_t k = 0; k < 3; k++) {
+        c.eval_epochs = bad[k];
+        c.n_eval_epochs = 2;
+        expect_invalid(&c, &D, "read-out epoch");
+    }
+    dp_linear_destroy(&a);
+    dp_linear_destroy(&b);
+    free_data(&D);
+}
+END_TEST
+
 static TCase *tcase(const char *name, const TTest *test)
 {
     TCase *tc = tcase_create(name);
@@ -627,6 +668,7 @@ static Suite *train_suite(void)
     suite_add_tcase(s, tcase("train-4.1", test_divergence));
     suite_add_tcase(s, tcase("train-4.2", test_learns_separable));
     suite_add_tcase(s, tcase("train-4.3", test_determinism));
+    suite_add_tcase(s, tcase("train-4.4", test_readout_epochs));
     return s;
 }
 
