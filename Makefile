@@ -223,7 +223,8 @@ REPRO_COMMANDS_lssgd := $(BIN)/dperm smoothing --out results/$(SCALE)/lssgd_smoo
 REPRO_CONFIGS_zhang17 := configs/zhang17/table3.yaml configs/zhang17/table3_ambiguity.yaml \
   configs/zhang17/table3_huber_threshold.yaml \
   configs/zhang17/rrpsgd.yaml configs/zhang17/rrpsgd_mlp.yaml
-REPRO_CONFIGS_dplis := configs/dplis/table2_mnist.yaml configs/dplis/table10_mnist.yaml \
+REPRO_CONFIGS_dplis := configs/dplis/table2_mnist.yaml configs/dplis/fig3_mnist.yaml \
+  configs/dplis/table10_mnist.yaml \
   configs/dplis/fig4_mnist.yaml configs/dplis/table2_cifar10.yaml configs/dplis/table10_cifar10.yaml \
   configs/dplis/table11.yaml
 REPRO_CONFIGS_inputpert := configs/inputpert/fig2_3.yaml configs/inputpert/fig2_3_mlp.yaml configs/inputpert/fig4.yaml

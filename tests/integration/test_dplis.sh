@@ -9,22 +9,31 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 
 # expands CONFIG SCALE N: dry-run of CONFIG at SCALE lists N runs
 expands() { "$DPERM" run "$ROOT/$1" --dry-run --scale "$2" 2>/dev/null | tail -n 1 | grep -qx "$3 runs"; }
-for c in table2_mnist table2_cifar10; do
-  check "$c expands at quick scale (2 protocols x 2 models x 3 R x 4 epochs)" expands configs/dplis/$c.yaml quick 48
-  check "$c expands at full scale (2 protocols x 2 models x 7 R x 4 epochs)" expands configs/dplis/$c.yaml full 112
-done
+# One run per row and seed, read out at the paper's epoch columns (train.readout)
+check "table2_mnist expands at quick (private x 2 models x 3 R: 6) and full scale (2 protocols: 12)" sh -c \
+  "$(declare -f expands); DPERM='$DPERM' ROOT='$ROOT'; expands configs/dplis/table2_mnist.yaml quick 6 && expands configs/dplis/table2_mnist.yaml full 12"
+check "fig3_mnist expands at quick (2 protocols x 2 models x 3 R) and full scale (x 7 R)" sh -c \
+  "$(declare -f expands); DPERM='$DPERM' ROOT='$ROOT'; expands configs/dplis/fig3_mnist.yaml quick 12 && expands configs/dplis/fig3_mnist.yaml full 28"
+check "table2_cifar10 expands at quick (2 protocols x 2 models x 3 R) and full scale (x 7 R)" sh -c \
+  "$(declare -f expands); DPERM='$DPERM' ROOT='$ROOT'; expands configs/dplis/table2_cifar10.yaml quick 12 && expands configs/dplis/table2_cifar10.yaml full 28"
 for c in table10_mnist table10_cifar10; do
-  check "$c expands at quick scale (2 protocols x 3 R x 2 epochs x 3 seeds)" expands configs/dplis/$c.yaml quick 36
-  check "$c expands at full scale (2 protocols x 3 R x 2 epochs x 5 seeds)" expands configs/dplis/$c.yaml full 60
+  check "$c expands at quick scale (2 protocols x 3 R x 3 seeds)" expands configs/dplis/$c.yaml quick 18
+  check "$c expands at full scale (2 protocols x 3 R x 5 seeds)" expands configs/dplis/$c.yaml full 30
 done
 check "table11 expands at quick and full scale" sh -c \
-  "$(declare -f expands); DPERM='$DPERM' ROOT='$ROOT'; expands configs/dplis/table11.yaml quick 24 && expands configs/dplis/table11.yaml full 48"
+  "$(declare -f expands); DPERM='$DPERM' ROOT='$ROOT'; expands configs/dplis/table11.yaml quick 6 && expands configs/dplis/table11.yaml full 12"
 check "fig4_mnist expands at quick and full scale" sh -c \
-  "$(declare -f expands); DPERM='$DPERM' ROOT='$ROOT'; expands configs/dplis/fig4_mnist.yaml quick 24 && expands configs/dplis/fig4_mnist.yaml full 36"
+  "$(declare -f expands); DPERM='$DPERM' ROOT='$ROOT'; expands configs/dplis/fig4_mnist.yaml quick 8 && expands configs/dplis/fig4_mnist.yaml full 12"
+check "every DPlis config reads its runs out at the paper's epochs (no train.epochs grid)" sh -c \
+  "for c in table2_mnist fig3_mnist table10_mnist fig4_mnist table2_cifar10 table10_cifar10 table11; do \
+     grep -q 'readout: {epochs: \\[' '$ROOT/configs/dplis/'\$c.yaml && ! grep -q 'train.epochs: \\[' '$ROOT/configs/dplis/'\$c.yaml || exit 1; done"
+check "table2_mnist's full runs are read out at epochs 26, 160, 295, 554" \
+  grep -q 'readout: {epochs: \[26, 160, 295, 554\]}' "$ROOT/configs/dplis/table2_mnist.yaml"
 # Both aggregations at quick scale; the CIFAR-10 configs' as-published CNN is the small one
-check "the DPlis configs run both aggregations (sum as published, mean private)" sh -c \
-  "for c in table2_mnist table10_mnist fig4_mnist table2_cifar10 table10_cifar10 table11; do \
+check "the DPlis configs run both aggregations at quick scale (table2_mnist: at full scale; its quick scale is the private protocol on all rows)" sh -c \
+  "for c in fig3_mnist table10_mnist fig4_mnist table2_cifar10 table10_cifar10 table11; do \
      '$DPERM' run \"$ROOT/configs/dplis/\$c.yaml\" --dry-run --scale quick 2>/dev/null | grep -q 'protocol=as_published' || exit 1; done; \
+   '$DPERM' run \"$ROOT/configs/dplis/table2_mnist.yaml\" --dry-run --scale full 2>/dev/null | grep -q 'protocol=as_published' && \
    grep -q 'as_published: {algorithm: {smoothing_aggregate: sum}}' '$ROOT/configs/dplis/table2_mnist.yaml'"
 check "the CIFAR-10 configs expand to the small CNN as published" sh -c \
   "'$DPERM' run '$ROOT/configs/dplis/table2_cifar10.yaml' --dry-run --scale quick 2>/dev/null | grep 'protocol=as_published' | grep -q 'cnn_cifar_small' && \
