@@ -1,4 +1,5 @@
-/* dense.c: the fully connected layer of layers.h, and its per-example gradient norms.
+/* dense.c: the fully connected layer of layers.h, its products in single precision behind
+ * a double interface, its per-example gradient norms, and the double reference.
  *
  * Sources: the dense layer as in llm.c's matmul_forward/backward (out = inp W^T + b);
  * the per-example identity is Goodfellow's (2015, "Efficient per-example gradient
@@ -6,25 +7,141 @@
  * ||dout_i inp_i^T||_F^2 = ||dout_i||^2 ||inp_i||^2, and with the bias,
  * ||dout_i||^2 (||inp_i||^2 + 1). Per-example gradients of a dense layer are never
  * formed: the norms cost O(B (I + O)), and a sum of per-example gradients each scaled by
- * c_i is the backward GEMM with the rows of dout scaled first (DESIGN.md, Performance).
+ * c_i is the weight-gradient GEMM with the rows of dout scaled first (README, Performance).
  *
- * Every batch product is one BLAS-3 call.
+ * Precision (house rule 11; the same contract as conv.c): the layer's interface is double
+ * (inputs, weights, outputs, errors, gradients) and its products are single precision.
+ * The operands are rounded to float where they enter a product, every product is one
+ * sgemm, and each result is added into the double output or gradient; biases, bias
+ * gradients and norms stay double. Why: on the MLPs nearly all of a step is these GEMMs,
+ * and sgemm runs at 2.2x dgemm's rate on one core of this project's Xeon (OpenBLAS
+ * SkylakeX kernels: 150-185 against 68-74 GFLOP/s on the MLP's shapes), on half the
+ * memory traffic. The rounding is about 1e-7 relative per product, and no float sum is
+ * longer than DP_DENSE_SUM_LEN terms: longer sums (an input wider than that, a larger
+ * batch in the weight gradient) go in pieces, each added into double. Tests hold the
+ * layer to 1e-5 relative against the double reference below, as for convolutions.
+ *
+ * Why the operands are rounded by the caller and kept (the model, model_run.c): the
+ * weights are rounded once per forward pass (wf), not once per product, and a layer's
+ * inputs are rounded while the forward reads them (af, with their squared norms in the
+ * same pass, which the per-example norms need), then kept for the weight gradient of the
+ * same chunk. So each operand is converted once per step, and the float weights also
+ * serve the error pass. Activations stay double between layers: the activation
+ * functions, the loss and the norms read them, and the rounding happens in the pass that
+ * reads them anyway.
+ *
+ * Work per call is bounded by the caller's float scratch (sizes below); nothing here
+ * allocates or fails.
  */
 #include "layers.h"
 
+#include <string.h>
+
 #include "../base/vec.h"
 
-void dp_dense_forward(double *out, const double *inp, const double *w, const double *b,
-                      size_t B, size_t I, size_t O)
+/* Longest float sum of a product before it is added into double: the forward's sum over
+ * inputs, the error pass's over outputs, the weight gradient's over examples. 1024 keeps
+ * the rounding of a sum near 1e-7 * sqrt(1024) relative and the GEMMs long enough to run
+ * at full rate (the MLPs' layers need one piece, the CIFAR MLP's first layer three). */
+#define DP_DENSE_SUM_LEN ((size_t)1024)
+
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+void dp_dense_input(float *af, double *asq, const double *inp, size_t B, size_t I)
+{
+    // inp is (B,I), af (B,I), asq (B)
+    for (size_t i = 0; i < B; i++) {
+        double s = dp_to_float_sumsq(af + i * I, inp + i * I, I);
+        if (asq) asq[i] = s;
+    }
+}
+
+void dp_dense_forward(double *out, float *of, const float *af, const float *wf,
+                      const double *b, size_t B, size_t I, size_t O)
+{
+    // af is (B,I), wf (O,I), b (O), out (B,O), of (B,O) scratch
+    for (size_t k0 = 0; k0 < I; k0 += DP_DENSE_SUM_LEN) {
+        size_t kn = min_sz(DP_DENSE_SUM_LEN, I - k0);
+        dp_sgemm(0, 1, B, O, kn, 1.0f, af + k0, I, wf + k0, I, 0.0f, of, O);
+        if (k0 > 0) {
+            dp_add_float(out, of, B * O);
+            continue;
+        }
+        for (size_t i = 0; i < B; i++) /* the first piece: out = b + of, no extra pass */
+            for (size_t o = 0; o < O; o++) out[i * O + o] = b[o] + (double)of[i * O + o];
+    }
+}
+
+size_t dp_dense_input_grad_ws(size_t B, size_t I, size_t O)
+{
+    return B * (min_sz(O, DP_DENSE_SUM_LEN) + I);
+}
+
+void dp_dense_backward_input(double *dinp, float *ws, const double *dout, const float *wf,
+                             size_t B, size_t I, size_t O)
+{
+    // dout is (B,O), wf (O,I), dinp (B,I); ws: df (B, <= DP_DENSE_SUM_LEN), gf (B,I)
+    size_t qmax = min_sz(O, DP_DENSE_SUM_LEN);
+    float *df = ws, *gf = ws + B * qmax;
+    for (size_t q0 = 0; q0 < O; q0 += DP_DENSE_SUM_LEN) {
+        size_t qn = min_sz(DP_DENSE_SUM_LEN, O - q0);
+        for (size_t i = 0; i < B; i++) dp_to_float(df + i * qn, dout + i * O + q0, qn);
+        dp_sgemm(0, 0, B, I, qn, 1.0f, df, qn, wf + q0 * I, I, 0.0f, gf, I);
+        dp_add_float(dinp, gf, B * I);
+    }
+}
+
+size_t dp_dense_weight_grad_ws(size_t rows, size_t I)
+{
+    return rows * (DP_DENSE_SUM_LEN + I);
+}
+
+void dp_dense_backward_weights(double *dw, double *db, float *ws, const double *dout,
+                               const double *c, const float *af, size_t B, size_t I,
+                               size_t O, size_t o0, size_t o1, size_t rows)
+{
+    // dout is (B,O), af (B,I), c (B) or NULL; dw (O,I) and db (O): rows o0..o1-1 only;
+    // ws: df (DP_DENSE_SUM_LEN, rows), gw (rows, I)
+    float *df = ws, *gw = ws + DP_DENSE_SUM_LEN * rows;
+    for (size_t r0 = o0; r0 < o1; r0 += rows) {
+        size_t m = min_sz(rows, o1 - r0);
+        for (size_t n0 = 0; n0 < B; n0 += DP_DENSE_SUM_LEN) {
+            size_t nn = min_sz(DP_DENSE_SUM_LEN, B - n0);
+            for (size_t i = 0; i < nn; i++) {
+                double ci = c ? c[n0 + i] : 1.0;
+                dp_to_float_scaled(df + i * m, dout + (n0 + i) * O + r0, ci, m);
+            }
+            /* gw (m,I) = df^T (m,nn) af (nn,I) */
+            dp_sgemm(1, 0, m, I, nn, 1.0f, df, m, af + n0 * I, I, 0.0f, gw, I);
+            dp_add_float(dw + r0 * I, gw, m * I);
+        }
+    }
+    for (size_t i = 0; i < B; i++) {
+        double ci = c ? c[i] : 1.0;
+        const double *d = dout + i * O;
+        for (size_t o = o0; o < o1; o++) db[o] += ci * d[o];
+    }
+}
+
+void dp_dense_pex_sqnorm(double *sqnorm, const double *dout, const double *asq, size_t B,
+                         size_t O)
+{
+    // dout is (B,O), asq (B), sqnorm (B)
+    for (size_t i = 0; i < B; i++) sqnorm[i] += dp_sumsq(dout + i * O, O) * (asq[i] + 1.0);
+}
+
+// ---- reference ------------------------------------------------------------------------------
+
+void dp_dense_forward_ref(double *out, const double *inp, const double *w, const double *b,
+                          size_t B, size_t I, size_t O)
 {
     // inp is (B,I), w is (O,I), b is (O), out is (B,O)
-    for (size_t i = 0; i < B; i++)
-        for (size_t o = 0; o < O; o++) out[i * O + o] = b[o];
+    for (size_t i = 0; i < B; i++) memcpy(out + i * O, b, O * sizeof *out);
     dp_gemm(0, 1, B, O, I, 1.0, inp, I, w, I, 1.0, out, O);
 }
 
-void dp_dense_backward(double *dinp, double *dw, double *db, const double *dout,
-                       const double *inp, const double *w, size_t B, size_t I, size_t O)
+void dp_dense_backward_ref(double *dinp, double *dw, double *db, const double *dout,
+                           const double *inp, const double *w, size_t B, size_t I, size_t O)
 {
     // dout is (B,O), inp is (B,I), w is (O,I); dinp (B,I), dw (O,I), db (O)
     if (dinp) dp_gemm(0, 0, B, I, O, 1.0, dout, O, w, I, 1.0, dinp, I);
@@ -32,15 +149,4 @@ void dp_dense_backward(double *dinp, double *dw, double *db, const double *dout,
     if (db)
         for (size_t i = 0; i < B; i++)
             for (size_t o = 0; o < O; o++) db[o] += dout[i * O + o];
-}
-
-void dp_dense_pex_sqnorm(double *sqnorm, const double *dout, const double *inp, size_t B,
-                         size_t I, size_t O)
-{
-    // dout is (B,O), inp is (B,I), sqnorm is (B)
-    for (size_t i = 0; i < B; i++) {
-        double a = dp_dot(inp + i * I, inp + i * I, I);
-        double d = dp_dot(dout + i * O, dout + i * O, O);
-        sqnorm[i] += d * (a + 1.0);
-    }
 }

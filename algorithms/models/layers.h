@@ -13,9 +13,10 @@
  * of a block of examples, and the per-example slice of its output error is a contiguous
  * block of rows. Conv weights are (OC, KH, KW, C), i.e. (OC, K) with K = KH*KW*C.
  *
- * Precision: the interfaces are double. Dense, pooling, activation and loss layers
- * compute in double (gradient tests to 1e-10); the convolution computes its products in
- * float (conv.c says why and how much: tested to 1e-5 relative).
+ * Precision: the interfaces are double. Pooling, activation and loss layers compute in
+ * double (gradient tests to 1e-10); the dense layer and the convolution compute their
+ * products in float and add them into double (dense.c and conv.c say why and how much:
+ * tested to 1e-5 relative against double references).
  */
 #ifndef DPERM_LAYERS_H
 #define DPERM_LAYERS_H
@@ -24,19 +25,48 @@
 
 // ---- dense ------------------------------------------------------------------------------
 
-/* out (B,O) = inp (B,I) W^T + b;  W is (O,I), b (O). */
-void dp_dense_forward(double *out, const double *inp, const double *w, const double *b,
-                      size_t B, size_t I, size_t O);
+/* The dense layer computes its products in float behind a double interface (dense.c):
+ * the caller rounds the weights to float once per forward pass (wf (O,I), e.g. with
+ * dp_to_float) and the inputs with dp_dense_input, keeps both, and passes float scratch
+ * of the sizes given. */
 
-/* dinp (B,I) += dout W;  dw (O,I) += dout^T inp;  db (O) += sum_i dout_i.
- * dout is (B,O). Any of dinp, dw, db may be NULL. */
-void dp_dense_backward(double *dinp, double *dw, double *db, const double *dout,
-                       const double *inp, const double *w, size_t B, size_t I, size_t O);
+/* af (B,I) = inp rounded to float; asq (B, may be NULL) = ||inp_i||^2 (in double, of the
+ * unrounded inputs, the a_i of the per-example norms). */
+void dp_dense_input(float *af, double *asq, const double *inp, size_t B, size_t I);
 
-/* sqnorm (B) += ||dout_i||^2 (||inp_i||^2 + 1): the squared norm of example i's gradient
- * dout_i [inp_i; 1]^T (weights and bias) without forming it. */
-void dp_dense_pex_sqnorm(double *sqnorm, const double *dout, const double *inp, size_t B,
-                         size_t I, size_t O);
+/* out (B,O) = af (B,I) wf^T + b;  wf (O,I), b (O), I >= 1; of is (B,O) float scratch. */
+void dp_dense_forward(double *out, float *of, const float *af, const float *wf,
+                      const double *b, size_t B, size_t I, size_t O);
+
+/* dinp (B,I) += dout wf;  dout (B,O). ws: dp_dense_input_grad_ws(B, I, O) floats. */
+size_t dp_dense_input_grad_ws(size_t B, size_t I, size_t O);
+void dp_dense_backward_input(double *dinp, float *ws, const double *dout, const float *wf,
+                             size_t B, size_t I, size_t O);
+
+/* Rows o0 .. o1-1 of the weight gradient of B examples, each example's scaled by c_i
+ * (c (B), or NULL for ones; the product c_i dout_i in double, then rounded):
+ *   dw[o] (I) += sum_i c_i dout_i[o] af_i,  db[o] += sum_i c_i dout_i[o]  (in double).
+ * dout is (B,O), af (B,I), dw (O,I), db (O); no other row is touched, so disjoint row
+ * ranges can go to different threads. rows >= 1: output rows per GEMM (bounds ws);
+ * ws: dp_dense_weight_grad_ws(rows, I) floats. c_i = 1 gives the bits of c == NULL. */
+size_t dp_dense_weight_grad_ws(size_t rows, size_t I);
+void dp_dense_backward_weights(double *dw, double *db, float *ws, const double *dout,
+                               const double *c, const float *af, size_t B, size_t I,
+                               size_t O, size_t o0, size_t o1, size_t rows);
+
+/* sqnorm (B) += ||dout_i||^2 (asq_i + 1): the squared norm of example i's gradient
+ * dout_i [inp_i; 1]^T (weights and bias) without forming it; asq from dp_dense_input.
+ * ||dout_i||^2 is dp_sumsq's. */
+void dp_dense_pex_sqnorm(double *sqnorm, const double *dout, const double *asq, size_t B,
+                         size_t O);
+
+/* Reference in double (dgemm), kept beside the float layer and tested against it
+ * (house rule 4): out (B,O) = inp (B,I) W^T + b; dinp (B,I) += dout W,
+ * dw (O,I) += dout^T inp, db (O) += sum_i dout_i (any of the three may be NULL). */
+void dp_dense_forward_ref(double *out, const double *inp, const double *w, const double *b,
+                          size_t B, size_t I, size_t O);
+void dp_dense_backward_ref(double *dinp, double *dw, double *db, const double *dout,
+                           const double *inp, const double *w, size_t B, size_t I, size_t O);
 
 // ---- conv2d -----------------------------------------------------------------------------
 

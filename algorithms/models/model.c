@@ -1,5 +1,5 @@
-/* model.c: building a layered model (shape checks, flat parameters, seeded init,
- * workspaces) and running it: forward, backward, loss gradient, evaluation.
+/* model.c: building a layered model: shape checks, flat parameters, seeded init, and the
+ * workspaces every pass uses (model_run.c runs them).
  *
  * Sources: the llm.c layout (one parameter allocation with pointers into it, activations
  * allocated once, backward accumulating into zeroed error buffers); Glorot & Bengio 2010
@@ -12,22 +12,23 @@
  * CHW -> HWC transpose when convolutions come first). The errors of buffer 0 are never
  * computed: nothing upstream needs them, which also saves the first conv's col2im.
  *
- * Lanes (model.h): a model with a convolution runs each chunk as DP_MODEL_LANES fixed
- * slices of examples, each on its own thread with single-threaded BLAS: every per-example
- * buffer is shared (a lane uses its rows), each lane has its own float conv workspace
- * and weight-gradient buffer, and the lanes' gradients are added in lane order.
+ * Lanes (model.h): every per-example buffer is shared (a lane uses its rows); each lane
+ * has its own float scratch, shared by its layers in turn (conv blocks, dense products),
+ * and its own buffer for the convolutions' weight gradients. A dense layer keeps its
+ * weights in float and the chunk's inputs in float (dense.c says why).
  *
- * Memory: per example of max_batch, every buffer twice (activations and errors); the
- * float conv workspaces (a chunk's patches for each layer that keeps them, <= 32 MB
- * each, and per lane one block workspace shared by the layers); the stored per-example
- * conv gradients (<= 64 MB); a gradient per lane. cnn_mnist: 14k doubles per example,
- * about 100 MB in all at batch 256; cnn_cifar: 260k per example, about 630 MB.
+ * Memory: per example of max_batch, every buffer twice (activations and errors) and each
+ * dense layer's input once more in float; the float conv workspaces (a chunk's patches
+ * for each layer that keeps them, <= 32 MB each); the float weights of the dense layers;
+ * per lane one float scratch and the conv layers' gradient; the stored per-example conv
+ * gradients (<= 64 MB). cnn_mnist: 14k doubles per example, about 100 MB in all at batch
+ * 256; cnn_cifar: 260k per example, about 630 MB; mlp_3072_1536_128_10: 4.9M doubles of
+ * parameters and 4.9M floats of their copy, 3.4k doubles and 4.7k floats per example.
  */
 #include "model.h"
 
 #include <assert.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,11 @@
  * budget shares its lane's block workspace with the other such layers, in blocks of
  * about budget / lanes floats. */
 #define DP_COLS_BUDGET ((size_t)1 << 23)
+
+/* Floats of a dense layer's weight gradient one GEMM forms before it is added into
+ * double, per lane: 1M = 4 MB. The MLP's layers form a lane's share of their rows at
+ * once; the CIFAR MLP's first (768 rows of 3072 per lane) goes in three blocks. */
+#define DP_DENSE_GRAD_BUDGET ((size_t)1 << 20)
 
 /* Doubles of stored per-example conv gradients (pexgrad): 8M = 64 MB, given to the conv
  * layers in order while they fit. cnn_mnist takes 2.4M at batch 256; cnn_cifar's first
@@ -241,14 +247,29 @@ static void conv_lane_point(dp_conv_ws *ws, const dp_layer *l, float *f, size_t 
     ws->g = f;
 }
 
+/* Floats of lane scratch dense layer l needs for lanes of up to lane_max examples (its
+ * forward output and its error pass, at most lane_max (O + I); its share of the weight
+ * gradient), and its rows per weight-gradient GEMM: a lane's share of the outputs, in
+ * blocks whose float gradient fits DP_DENSE_GRAD_BUDGET. */
+static size_t dense_lane_floats(dp_layer *l, size_t lane_max, size_t L, int *ovf)
+{
+    size_t I = l->in_size, O = l->out_size, share = (O + L - 1) / L;
+    size_t fit = DP_DENSE_GRAD_BUDGET / I;
+    if (fit < 1) fit = 1;
+    size_t blocks = (share + fit - 1) / fit;
+    l->grad_rows = (share + blocks - 1) / blocks;
+    size_t f = mul_ok(lane_max, O + I, ovf);
+    if (*ovf) return 0;
+    size_t g = dp_dense_weight_grad_ws(l->grad_rows, I);
+    return f > g ? f : g;
+}
+
 static int alloc_workspaces(dp_model *m, dp_err *err)
 {
     size_t MB = m->max_batch, total = 0, itotal = 0, gbuf = 0, store = 0;
-    size_t keep = 0, lane_f = 0;
+    size_t keep = 0, lane_f = 0, dense_f = 0, dense_d = 0;
     int ovf = 0;
-    m->lanes = 1;
-    for (size_t i = 0; i < m->n_layers; i++)
-        if (m->layers[i].spec.kind == DP_LAYER_CONV) m->lanes = DP_MODEL_LANES;
+    m->lanes = DP_MODEL_LANES;
     size_t L = (size_t)m->lanes, lane_max = (MB + L - 1) / L;
     m->act = calloc(m->n_bufs, sizeof *m->act);
     m->dact = calloc(m->n_bufs, sizeof *m->dact);
@@ -259,9 +280,16 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
         if (m->layers[i].spec.kind == DP_LAYER_MAXPOOL && m->layers[i].in_buf)
             m->pool_zeroes[m->layers[i].in_buf] = 1;
     m->buf_size[0] = m->in_size;
+    m->n_lgrad = 0;
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
         m->buf_size[l->out_buf] = l->out_size;
+        if (l->spec.kind == DP_LAYER_DENSE) {
+            size_t f = dense_lane_floats(l, lane_max, L, &ovf);
+            if (f > lane_f) lane_f = f;
+            dense_f += l->n_w + mul_ok(MB, l->in_size, &ovf);
+            dense_d += MB;
+        }
         if (l->spec.kind == DP_LAYER_CONV) {
             size_t P = dp_conv_patches(&l->conv), K = dp_conv_k(&l->conv);
             size_t OC = (size_t)l->conv.oc;
@@ -280,6 +308,8 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
             if (f > lane_f) lane_f = f;
             size_t row = l->n_w + l->n_b;
             if (row > gbuf) gbuf = row;
+            l->lg_off = m->n_lgrad;
+            m->n_lgrad += row;
             size_t sz = mul_ok(MB, row, &ovf);
             if (store + sz <= DP_PEX_STORE_BUDGET) {
                 store += sz;
@@ -290,9 +320,9 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
     }
     size_t per_ex = m->input_mode ? m->in_size : 0;
     for (size_t b = 1; b < m->n_bufs; b++) per_ex += 2 * m->buf_size[b];
-    size_t lgrad = L > 1 ? mul_ok(L, m->n_params, &ovf) : 0;
-    total = mul_ok(MB, per_ex + 1, &ovf) + gbuf + store + lgrad;
-    size_t ftotal = keep + mul_ok(L, lane_f, &ovf);
+    size_t lgrad = mul_ok(L, m->n_lgrad, &ovf), lgbuf = mul_ok(L, gbuf, &ovf);
+    total = mul_ok(MB, per_ex + 1, &ovf) + lgbuf + store + lgrad + dense_d;
+    size_t ftotal = keep + dense_f + mul_ok(L, lane_f, &ovf);
     if (ovf) goto nomem; /* each term is below SIZE_MAX / 8, so the sums cannot wrap */
 
     m->mem = calloc(total, sizeof *m->mem);
@@ -306,30 +336,37 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
         m->dact[b] = p, p += MB * m->buf_size[b];
     }
     m->sq = p, p += MB;
-    m->gbuf = p, p += gbuf;
+    m->gbuf = p, p += lgbuf;
+    m->n_gbuf = gbuf;
     if (lgrad) m->lgrad = p, p += lgrad;
-    for (size_t i = 0; i < m->n_layers; i++)
-        if (m->layers[i].pex_method == DP_CONV_PEX_STORED) {
-            m->layers[i].pex_g = p;
-            p += MB * (m->layers[i].n_w + m->layers[i].n_b);
-        }
-    /* float: the kept patches and outputs, then one scratch per lane shared by the layers
-     * (a lane runs its layers one after another) */
+    for (size_t i = 0; i < m->n_layers; i++) {
+        dp_layer *l = &m->layers[i];
+        if (l->pex_method == DP_CONV_PEX_STORED) l->pex_g = p, p += MB * (l->n_w + l->n_b);
+        if (l->spec.kind == DP_LAYER_DENSE) l->asq = p, p += MB;
+    }
+    /* float: the kept patches and outputs, the dense layers' float weights and inputs,
+     * then one scratch per lane shared by the layers (a lane runs its layers one after
+     * another) */
     float *f = m->fmem;
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
+        if (l->spec.kind == DP_LAYER_DENSE) {
+            l->wf = f, f += l->n_w;
+            l->af = f, f += MB * l->in_size;
+        }
         if (!l->conv_keep) continue;
         size_t P = dp_conv_patches(&l->conv);
         l->conv_cols = f, f += MB * P * dp_conv_k(&l->conv);
         l->conv_d = f, f += MB * P * (size_t)l->conv.oc;
     }
-    /* lane_f is 0 without convolutions, and f NULL then: NULL + 0 is undefined in C */
-    for (size_t j = 0; lane_f && j < L; j++, f += lane_f)
+    for (size_t j = 0; j < L; j++, f += lane_f) {
+        m->lane_f[j] = f;
         for (size_t i = 0; i < m->n_layers; i++) {
             dp_layer *l = &m->layers[i];
             if (l->spec.kind != DP_LAYER_CONV) continue;
             conv_lane_point(&l->conv_ws[j], l, f, l->conv_ws[j].block);
         }
+    }
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
         if (l->spec.kind != DP_LAYER_CONV) continue;
@@ -414,6 +451,7 @@ fail:
 void dp_model_destroy(dp_model *m)
 {
     if (!m) return;
+    dp_model_lanes_stop(m);
     free(m->fmem);
     free(m->imem);
     free(m->mem);
@@ -436,301 +474,4 @@ int dp_model_fits(const dp_model *m, int in_c, int in_h, int in_w, int n_classes
                       "are %dx%dx%d with %d classes",
                       m->name, m->in_c, m->in_h, m->in_w, m->n_classes, in_c, in_h, in_w,
                       n_classes);
-}
-
-// ---- forward / backward of one lane -----------------------------------------------------------
-
-/* Lane j's examples of a chunk of B: the fixed split j*B/L .. (j+1)*B/L. */
-static size_t lane_lo(size_t B, int lanes, int j) { return B * (size_t)j / (size_t)lanes; }
-
-/* Conv layer l's workspace for lane j starting at example lo of the chunk: kept patches
- * and outputs are that lane's rows of the whole chunk's buffers. */
-static dp_conv_ws *lane_ws(dp_layer *l, int j, size_t lo)
-{
-    dp_conv_ws *ws = &l->conv_ws[j];
-    if (l->conv_keep) {
-        size_t P = dp_conv_patches(&l->conv);
-        ws->cols = l->conv_cols + lo * P * dp_conv_k(&l->conv);
-        ws->d = l->conv_d + lo * P * (size_t)l->conv.oc;
-    }
-    return ws;
-}
-
-/* Examples lo .. lo+nb-1 of the chunk x (the whole chunk's input) through every layer. */
-static void forward_lane(dp_model *m, int j, const double *x, size_t lo, size_t nb)
-{
-    size_t in = m->in_size;
-    if (m->input_mode == 1) {
-        memcpy(m->act[0] + lo * in, x + lo * in, nb * in * sizeof *x);
-    } else if (m->input_mode == 2) {
-        /* CHW -> HWC, example by example */
-        size_t C = (size_t)m->in_c, HW = (size_t)m->in_h * m->in_w;
-        for (size_t n = lo; n < lo + nb; n++) {
-            const double *src = x + n * in;
-            double *dst = m->act[0] + n * in;
-            for (size_t c = 0; c < C; c++)
-                for (size_t p = 0; p < HW; p++) dst[p * C + c] = src[c * HW + p];
-        }
-    }
-    for (size_t i = 0; i < m->n_layers; i++) {
-        dp_layer *l = &m->layers[i];
-        const double *inp = dp_model_in(m, l) + lo * l->in_size;
-        double *out = m->act[l->out_buf] + lo * l->out_size;
-        switch (l->spec.kind) {
-        case DP_LAYER_DENSE:
-            dp_dense_forward(out, inp, l->w, l->b, nb, l->in_size, l->out_size);
-            break;
-        case DP_LAYER_CONV:
-            dp_conv2d_forward(out, lane_ws(l, j, lo), inp, l->w, l->b, nb, &l->conv);
-            break;
-        case DP_LAYER_MAXPOOL:
-            dp_maxpool_forward(out, l->argmax + lo * l->out_size, inp, nb, &l->pool);
-            break;
-        case DP_LAYER_ACT: dp_act_forward(out, out, nb * l->out_size, &l->spec.act); break;
-        case DP_LAYER_FLATTEN: break;
-        }
-    }
-}
-
-/* The error pass of examples lo .. lo+nb-1 after forward_lane: every error buffer's rows,
- * and sq (the chunk's norms) += the per-example squared gradient norms when sq != NULL. */
-static void backward_lane(dp_model *m, int j, const int *y, size_t lo, size_t nb, double *sq)
-{
-    for (size_t b = 1; b < m->n_bufs; b++)
-        if (!m->pool_zeroes[b])
-            memset(m->dact[b] + lo * m->buf_size[b], 0, nb * m->buf_size[b] * sizeof *m->dact[b]);
-    const dp_layer *top = &m->layers[m->n_layers - 1];
-    dp_softmax_ce_backward(m->dact[top->out_buf] + lo * top->out_size,
-                           dp_model_logits(m) + lo * top->out_size, y + lo, nb, m->n_classes);
-    for (size_t i = m->n_layers; i-- > 0;) {
-        dp_layer *l = &m->layers[i];
-        const double *inp = dp_model_in(m, l) + lo * l->in_size;
-        double *dout = m->dact[l->out_buf] + lo * l->out_size;
-        double *dinp = l->in_buf ? m->dact[l->in_buf] + lo * l->in_size : NULL;
-        double *s = sq ? sq + lo : NULL;
-        switch (l->spec.kind) {
-        case DP_LAYER_DENSE:
-            dp_dense_backward(dinp, NULL, NULL, dout, inp, l->w, nb, l->in_size, l->out_size);
-            if (s) dp_dense_pex_sqnorm(s, dout, inp, nb, l->in_size, l->out_size);
-            break;
-        case DP_LAYER_CONV: {
-            dp_conv_ws *ws = lane_ws(l, j, lo);
-            if (s && l->pex_method == DP_CONV_PEX_STORED) {
-                size_t row = l->n_w + l->n_b;
-                dp_conv2d_pex_grads(l->pex_g + lo * row, s, ws, dout, inp, nb, &l->conv,
-                                    l->conv_keep);
-            } else if (s) {
-                dp_conv2d_pex_sqnorm(s, ws, dout, inp, nb, &l->conv, l->pex_method,
-                                     l->conv_keep);
-            }
-            if (dinp)
-                dp_conv2d_backward(dinp, NULL, NULL, ws, dout, inp, l->w, nb, &l->conv,
-                                   l->conv_keep);
-            break;
-        }
-        case DP_LAYER_MAXPOOL:
-            /* example by example, each example's errors zeroed just before the scatter
-             * (not with the other buffers above): they are then written in cache */
-            if (dinp)
-                for (size_t k = 0; k < nb; k++) {
-                    memset(dinp + k * l->in_size, 0, l->in_size * sizeof *dinp);
-                    dp_maxpool_backward(dinp + k * l->in_size, dout + k * l->out_size,
-                                        l->argmax + (lo + k) * l->out_size, 1, &l->pool);
-                }
-            break;
-        case DP_LAYER_ACT:
-            /* in place: the error of the output becomes the error of the input */
-            if (l->in_buf)
-                dp_act_backward(dout, dout, m->act[l->out_buf] + lo * l->out_size,
-                                nb * l->out_size, &l->spec.act);
-            break;
-        case DP_LAYER_FLATTEN: break;
-        }
-    }
-}
-
-/* grad (n_params) += the weight gradients of examples lo .. lo+nb-1 from the errors the
- * error pass left in m->dact, each example's scaled by c[i] when c != NULL (the chunk's
- * clip factors): the rows of the errors are scaled in place, except for a STORED conv,
- * whose stored per-example gradients are summed with weights c by one GEMV instead. */
-static void weight_grads_lane(dp_model *m, int j, size_t lo, size_t nb, double *grad,
-                              const double *c)
-{
-    for (size_t i = 0; i < m->n_layers; i++) {
-        dp_layer *l = &m->layers[i];
-        if (!l->n_w) continue;
-        double *dw = grad + l->w_off, *db = grad + l->b_off;
-        if (c && l->pex_method == DP_CONV_PEX_STORED) {
-            /* grad[w; b] += c^T G: one GEMV over the stored gradients */
-            size_t row = l->n_w + l->n_b;
-            dp_gemv_t(dw, l->pex_g + lo * row, nb, row, row, c + lo);
-            continue;
-        }
-        const double *in = dp_model_in(m, l) + lo * l->in_size;
-        double *dout = m->dact[l->out_buf] + lo * l->out_size;
-        if (c)
-            for (size_t k = 0; k < nb; k++)
-                if (c[lo + k] != 1.0) dp_scal(dout + k * l->out_size, c[lo + k], l->out_size);
-        if (l->spec.kind == DP_LAYER_DENSE)
-            dp_dense_backward(NULL, dw, db, dout, in, l->w, nb, l->in_size, l->out_size);
-        else
-            dp_conv2d_backward(NULL, dw, db, lane_ws(l, j, lo), dout, in, l->w, nb, &l->conv,
-                               l->conv_keep);
-    }
-}
-
-// ---- lanes on threads -----------------------------------------------------------------------
-
-typedef struct lane_job {
-    dp_model *m;
-    int lane;
-    size_t B;         /* the chunk */
-    const double *x;  /* forward the lane's rows of this chunk when non-NULL */
-    const int *y;     /* then its loss and error pass when non-NULL */
-    double *sq;       /* with the per-example norms when non-NULL */
-    double *grad;     /* then its weight gradients into grad when non-NULL */
-    const double *c;  /* scaled by these clip factors when non-NULL */
-    double loss;      /* out: the lane's summed loss (with y) */
-} lane_job;
-
-/* Lane j's weight gradients go to their own buffer when there are several lanes, added
- * in lane order afterwards: a fixed reduction whatever the thread count. */
-static double *lane_grad(dp_model *m, int j, double *grad)
-{
-    return m->lanes > 1 ? m->lgrad + (size_t)j * m->n_params : grad;
-}
-
-static void run_lane(lane_job *job)
-{
-    dp_model *m = job->m;
-    size_t lo = lane_lo(job->B, m->lanes, job->lane);
-    size_t nb = lane_lo(job->B, m->lanes, job->lane + 1) - lo;
-    if (nb == 0) return;
-    if (job->x) forward_lane(m, job->lane, job->x, lo, nb);
-    if (job->y) {
-        const dp_layer *top = &m->layers[m->n_layers - 1];
-        job->loss = dp_softmax_ce_forward(NULL, dp_model_logits(m) + lo * top->out_size,
-                                          job->y + lo, nb, m->n_classes);
-        backward_lane(m, job->lane, job->y, lo, nb, job->sq);
-    }
-    if (job->grad) {
-        double *g = lane_grad(m, job->lane, job->grad);
-        if (g != job->grad) memset(g, 0, m->n_params * sizeof *g);
-        weight_grads_lane(m, job->lane, lo, nb, g, job->c);
-    }
-}
-
-typedef struct lane_thread {
-    lane_job *jobs;
-    int first, step, lanes;
-} lane_thread;
-
-static void *lane_worker(void *arg)
-{
-    const lane_thread *t = arg;
-    for (int j = t->first; j < t->lanes; j += t->step) run_lane(&t->jobs[j]);
-    return NULL;
-}
-
-/* Run the lanes of a chunk as job says: on min(lanes, BLAS threads) threads, each lane's
- * BLAS calls single-threaded meanwhile (the BLAS thread count is restored afterwards).
- * Each lane writes only its own rows, workspace and gradient buffer, so the thread count
- * changes nothing but time. Returns the summed loss, added in lane order; the lanes'
- * weight gradients are added to job->grad in lane order. */
-static double run_lanes(const lane_job *job)
-{
-    dp_model *m = job->m;
-    lane_job jobs[DP_MODEL_LANES];
-    lane_thread th[DP_MODEL_LANES];
-    pthread_t tid[DP_MODEL_LANES];
-    int started[DP_MODEL_LANES] = {0};
-    int L = m->lanes, blas = dp_blas_threads(), T = blas < L ? blas : L;
-    if (job->x) m->x = m->input_mode == 0 ? job->x : m->act[0];
-    for (int j = 0; j < L; j++) {
-        jobs[j] = *job;
-        jobs[j].lane = j;
-        jobs[j].loss = 0.0;
-    }
-    if (T > 1) dp_blas_set_threads(1);
-    for (int t = 0; t < T; t++) th[t] = (lane_thread){jobs, t, T, L};
-    for (int t = 1; t < T; t++)
-        started[t] = pthread_create(&tid[t], NULL, lane_worker, &th[t]) == 0;
-    lane_worker(&th[0]);
-    /* A thread that could not start leaves its lanes to this one: same numbers. */
-    for (int t = 1; t < T; t++) {
-        if (started[t]) pthread_join(tid[t], NULL);
-        else lane_worker(&th[t]);
-    }
-    if (T > 1) dp_blas_set_threads(blas);
-    double loss = 0.0;
-    for (int j = 0; j < L; j++) {
-        loss += jobs[j].loss;
-        if (job->grad && L > 1 && lane_lo(job->B, L, j + 1) > lane_lo(job->B, L, j))
-            dp_axpy(job->grad, 1.0, lane_grad(m, j, job->grad), m->n_params);
-    }
-    return loss;
-}
-
-// ---- forward / backward of a chunk -----------------------------------------------------------
-
-void dp_model_forward_batch(dp_model *m, const double *x, size_t B)
-{
-    assert(B <= m->max_batch);
-    run_lanes(&(lane_job){.m = m, .B = B, .x = x});
-}
-
-void dp_model_backward_batch(dp_model *m, const int *y, size_t B, double *grad, double *sq)
-{
-    run_lanes(&(lane_job){.m = m, .B = B, .y = y, .sq = sq, .grad = grad});
-}
-
-double dp_model_forward_backward(dp_model *m, const double *x, const int *y, size_t B,
-                                 double *grad, double *sq)
-{
-    assert(B <= m->max_batch);
-    return run_lanes(&(lane_job){.m = m, .B = B, .x = x, .y = y, .sq = sq, .grad = grad});
-}
-
-void dp_model_weight_grads(dp_model *m, size_t B, double *grad, const double *c)
-{
-    run_lanes(&(lane_job){.m = m, .B = B, .grad = grad, .c = c});
-}
-
-// ---- steps and evaluation -----------------------------------------------------------------
-
-double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
-                          double *grad_sum)
-{
-    double total = 0.0;
-    for (size_t n0 = 0; n0 < B; n0 += m->max_batch) {
-        size_t nb = B - n0 < m->max_batch ? B - n0 : m->max_batch;
-        total += dp_model_forward_backward(m, x + n0 * m->in_size, y + n0, nb, grad_sum, NULL);
-    }
-    return total;
-}
-
-int dp_model_evaluate(dp_model *m, const double *x, const int *y, size_t n,
-                      double *mean_loss, double *accuracy)
-{
-    int K = m->n_classes;
-    for (size_t i = 0; i < n; i++)
-        if (y[i] < 0 || y[i] >= K) return DP_EINVAL;
-    double total = 0.0;
-    size_t correct = 0;
-    for (size_t n0 = 0; n0 < n; n0 += m->max_batch) {
-        size_t nb = n - n0 < m->max_batch ? n - n0 : m->max_batch;
-        dp_model_forward_batch(m, x + n0 * m->in_size, nb);
-        const double *s = dp_model_logits(m);
-        total += dp_softmax_ce_forward(NULL, s, y + n0, nb, K);
-        for (size_t i = 0; i < nb; i++) {
-            const double *row = s + i * (size_t)K;
-            int best = 0;
-            for (int j = 1; j < K; j++)
-                if (row[j] > row[best]) best = j;
-            correct += best == y[n0 + i];
-        }
-    }
-    if (mean_loss) *mean_loss = n ? total / (double)n : NAN;
-    if (accuracy) *accuracy = n ? (double)correct / (double)n : NAN;
-    return DP_OK;
 }

@@ -18,19 +18,23 @@
  * whose first layer is dense/flatten reads x as is (its weights see CHW order).
  *
  * Loss: softmax cross-entropy (log-sum-exp) on the final n_classes outputs.
- * Precision: parameters, activations and gradients are double; convolutions compute
- * their products in float (conv.c: 1e-5 relative), dense layers in double (1e-10).
+ * Precision: parameters, activations, errors, gradients and norms are double; dense
+ * layers and convolutions compute their products in float, added into double (dense.c,
+ * conv.c: 1e-5 relative against double references). The noise, the update and the
+ * accountants never see a float.
  *
- * Lanes: a model with a convolution splits every chunk of B examples into
- * DP_MODEL_LANES fixed parts, example j*B/L up to (j+1)*B/L for lane j, and runs each
- * lane's forward pass, error pass and per-example norms on its own thread with
- * single-threaded BLAS (the skinny conv GEMMs scale badly inside BLAS, and the rest of a
- * pass, im2col, pooling and activations, does not run on BLAS threads at all). Threads:
- * as many as the BLAS thread count in force (dp_blas_threads), at most one per lane; a
- * sweep worker with one BLAS thread runs its lanes in turn. Each lane also forms the
- * weight gradient of its examples, in its own buffer; the buffers are added in lane
- * order. Every result is computed by the same calls in the same order whatever the
- * thread count, so results do not depend on it, bit for bit (tested).
+ * Lanes: every chunk of B examples is split into DP_MODEL_LANES fixed parts, example
+ * j*B/L up to (j+1)*B/L for lane j, and each lane's forward pass, error pass and
+ * per-example norms run on its own thread with single-threaded BLAS (one small GEMM
+ * split across BLAS threads scales badly, and the rest of a pass, conversions, im2col,
+ * pooling, activations, the loss, does not run on BLAS threads at all). The weight
+ * gradients are split too: a dense layer's by output rows over the whole chunk (lane j
+ * forms rows j*O/L up to (j+1)*O/L of dW and db, no sum across lanes), a convolution's
+ * by examples, each lane's into its own buffer, the buffers added in lane order.
+ * Threads: as many as the BLAS thread count in force (dp_blas_threads), at most one per
+ * lane, and one for a chunk too small to repay a thread (model_run.c); the lanes of a
+ * thread run in turn. Every result is computed by the same calls in the same order
+ * whatever the thread count, so results do not depend on it, bit for bit (tested).
  * A model is not thread-safe: its workspaces are shared by all calls.
  */
 #ifndef DPERM_MODEL_H
@@ -43,7 +47,7 @@
 #include "../base/rng.h"
 #include "layers.h"
 
-/* Lanes of a model with a convolution (1 for the others). */
+/* Lanes of every model. */
 #define DP_MODEL_LANES 2
 
 typedef enum {
@@ -84,6 +88,12 @@ typedef struct dp_layer {
     int pex_method;                /* DP_CONV_PEX_STORED, _DIRECT or _GRAM (see build) */
     double *pex_g;                 /* conv: (max_batch, n_w + n_b) per-example gradients
                                     * when they fit the budget, else NULL */
+    size_t lg_off;                 /* conv: its [w; b] in each lane's gradient buffer */
+    float *wf;                     /* dense: (units, in) the weights rounded to float by
+                                    * each forward pass (its error pass uses them too) */
+    float *af;                     /* dense: (max_batch, in) the chunk's inputs in float */
+    double *asq;                   /* dense: (max_batch) their squared norms */
+    size_t grad_rows;              /* dense: output rows per weight-gradient GEMM */
     dp_pool_shape pool;
     int *argmax;                   /* maxpool: (max_batch, out_size) */
 } dp_layer;
@@ -97,7 +107,7 @@ typedef struct dp_model {
     size_t n_params;
     double *params;                /* the flat parameter buffer, owned */
     size_t max_batch;
-    int lanes;                     /* DP_MODEL_LANES with a conv layer, else 1 */
+    int lanes;                     /* DP_MODEL_LANES */
 
     /* Workspaces: internal to model.c / pexgrad.c. */
     int input_mode;                /* 0: read x in place, 1: copy, 2: CHW -> HWC */
@@ -106,10 +116,16 @@ typedef struct dp_model {
     double **act, **dact;          /* (n_bufs): activation and error buffers */
     size_t *buf_size;              /* per-example size of each buffer */
     unsigned char *pool_zeroes;    /* (n_bufs): a max-pool zeroes this buffer's errors */
-    double *gbuf, *sq;             /* one conv's per-example gradient row, (max_batch) norms */
-    double *lgrad;                 /* (lanes, n_params) weight gradients of each lane */
+    double *gbuf, *sq;             /* (lanes, n_gbuf) a conv [w; b] row per lane,
+                                    * (max_batch) norms */
+    size_t n_gbuf;                 /* the longest conv [w; b] */
+    size_t n_lgrad;                /* doubles of a lane's gradient: every conv's [w; b] */
+    double *lgrad;                 /* (lanes, n_lgrad) conv weight gradients of each lane */
+    float *lane_f[DP_MODEL_LANES]; /* each lane's float scratch (conv blocks, dense
+                                    * products), shared by its layers in turn */
+    struct dp_lane_pool *pool;     /* the lanes' helper threads (model_run.c), or NULL */
     double *mem;                   /* one allocation behind all double workspaces */
-    float *fmem;                   /* behind the conv layers' float workspaces */
+    float *fmem;                   /* behind the float workspaces */
     int *imem;                     /* behind the maxpool argmax buffers */
 } dp_model;
 
@@ -149,7 +165,8 @@ int dp_model_build_named(dp_model *m, const char *name, const int *hidden, size_
                          const char *activation, int in_c, int in_h, int in_w,
                          int n_classes, size_t max_batch, uint64_t seed, dp_err *err);
 
-/* Free everything the model owns and zero it. NULL and zeroed models are fine. */
+/* Free everything the model owns (its lanes' helper threads are stopped) and zero it. NULL
+ * and zeroed models are fine. */
 void dp_model_destroy(dp_model *m);
 
 /* 0 if the model was built for data of this shape and class count; otherwise DP_EINVAL
@@ -167,7 +184,7 @@ double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
  *   clipped_sum (n_params) += sum_i g_i / max(1, ||g_i|| / clip),
  * g_i the gradient of example i's loss; sqnorms (B, may be NULL) receives ||g_i||^2.
  * Dense layers never form g_i (||g_i||^2 from ||delta_i||^2 (||a_i||^2 + 1)); their part
- * of the sum is the backward GEMM on errors rescaled by the clip factors. Conv layers
+ * of the sum is the weight-gradient GEMM on errors rescaled by the clip factors. Conv layers
  * use their pex_method: STORED keeps each example's conv gradient (one GEMM each, the
  * flops of the batch dW) and sums them with one GEMV; DIRECT/GRAM compute only norms and
  * then redo the batch dW GEMM on rescaled errors. dp_model_build picks STORED while the
@@ -183,7 +200,9 @@ double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t 
  * per example of a chunk, what the copies' errors and inputs need (pexgrad_smooth.c).
  * Its fields are internal, but for sum. */
 typedef struct dp_model_smooth_layer {
-    double *a, *d, *g; /* inputs, errors, per-example gradients of one layer (or NULL) */
+    float *af;        /* the copies' inputs in float (or NULL) */
+    double *asq;      /* their squared norms (or NULL) */
+    double *d, *g;    /* errors, per-example gradients of one layer (or NULL) */
 } dp_model_smooth_layer;
 
 typedef struct dp_model_smooth {
@@ -195,8 +214,10 @@ typedef struct dp_model_smooth {
     size_t chunk;              /* examples per pass: max_batch unless over 64 MB */
     double *pert;              /* (n_params) theta + z_k */
     double *c, *tmp;           /* (chunk) norms / clip factors, scratch */
+    double *ck;                /* (max_k, chunk) the clip factors once per copy */
     dp_model_smooth_layer *layer; /* (n_layers) */
     double *mem;
+    float *fmem;
 } dp_model_smooth;
 
 /* Make the workspace for model m and up to max_k copies. Fails with DP_EINVAL when

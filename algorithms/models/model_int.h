@@ -1,10 +1,19 @@
-/* model_int.h: what model.c shares with pexgrad.c and nothing else includes.
+/* model_int.h: what model.c, model_run.c, pexgrad.c and pexgrad_smooth.c share and
+ * nothing else includes.
  *
- * A step over a chunk of B <= max_batch examples is forward (activations kept in the
- * model's buffers), then one top-down backward pass. The pass either accumulates the
- * parameter gradient (plain SGD) or, for DP-SGD, only propagates the errors and adds each
- * example's squared gradient norm; pexgrad.c then forms the clipped sum from the errors
- * the pass left behind in m->dact (each parameter layer's output error, per example).
+ * A step over a chunk of B <= max_batch examples runs in the model's lanes (model.h) as a
+ * sequence of phases: every lane finishes a phase before any lane starts the next, so a
+ * phase may read what any lane wrote before it. The pieces a phase calls for lane j:
+ *   weights   lane j's rows of every dense layer's float weights (before a forward);
+ *   forward   lane j's examples through every layer (activations kept);
+ *   backward  their loss and one top-down error pass, optionally adding each example's
+ *             squared gradient norm; m->dact then holds every layer's output errors;
+ *   grads     the weight gradients from those errors: a dense layer's rows of lane j
+ *             over the whole chunk (straight into the caller's gradient), a
+ *             convolution's sum over lane j's examples (into the lane's buffer, added in
+ *             lane order by dp_model_lanes_add after the run).
+ * pexgrad.c forms DP-SGD's clipped sum this way (the clip factors between the error pass
+ * and the gradients); pexgrad_smooth.c runs K error passes and its own phases.
  */
 #ifndef DPERM_MODEL_INT_H
 #define DPERM_MODEL_INT_H
@@ -23,24 +32,46 @@ static inline const double *dp_model_logits(const dp_model *m)
     return m->act[m->layers[m->n_layers - 1].out_buf];
 }
 
-/* Forward x (B, in_size) through every layer; B <= max_batch. */
-void dp_model_forward_batch(dp_model *m, const double *x, size_t B);
+/* Lane j's first item of n (examples of a chunk, or rows of a dense layer): the fixed
+ * split j*n/L; lane j has items dp_lane_lo(n, L, j) .. dp_lane_lo(n, L, j + 1) - 1. */
+static inline size_t dp_lane_lo(size_t n, int lanes, int j)
+{
+    return n * (size_t)j / (size_t)lanes;
+}
 
-/* Backward after dp_model_forward_batch on the same chunk, for the per-example loss
- * gradients of labels y (B). With grad != NULL: grad (n_params) += sum of the per-example
- * gradients. With sq != NULL: sq (B) += each example's squared gradient norm (no
- * parameter gradient is formed; use grad == NULL then). Either way m->dact holds the
- * errors of every layer output afterwards. */
-void dp_model_backward_batch(dp_model *m, const int *y, size_t B, double *grad, double *sq);
+/* One phase of lane j (0 <= phase < phases). */
+typedef void (*dp_lane_fn)(void *ctx, int phase, int lane);
 
-/* Forward, backward and (grad != NULL) the weight gradients in one run of the lanes;
- * returns the summed loss of the chunk, added in lane order. */
-double dp_model_forward_backward(dp_model *m, const double *x, const int *y, size_t B,
-                                 double *grad, double *sq);
+/* fn(ctx, p, j) for every phase p and lane j, phase by phase, on min(lanes, BLAS
+ * threads) threads (one when B examples of this model are too little work to repay a
+ * thread), with single-threaded BLAS meanwhile. Which thread runs a lane changes no
+ * number. Cannot fail: a thread that cannot start leaves its lanes to the caller's. */
+void dp_model_run_lanes(dp_model *m, size_t B, int phases, dp_lane_fn fn, void *ctx);
 
-/* grad (n_params) += sum_i c_i g_i over the chunk of the last error pass, g_i example i's
- * gradient, c (B) the clip factors or NULL for all ones. Rows of m->dact of examples with
- * c_i != 1 are scaled in place (STORED convs use their stored gradients instead). */
-void dp_model_weight_grads(dp_model *m, size_t B, double *grad, const double *c);
+/* Stop and free the model's helper threads (dp_model_destroy). */
+void dp_model_lanes_stop(dp_model *m);
+
+/* The chunk x (B, in_size) becomes the model's input (m->x) for the next forward. */
+void dp_model_set_input(dp_model *m, const double *x);
+
+/* The pieces of a phase for lane j of a chunk of B examples (see the top of the file).
+ * forward reads the caller's x (the one given to dp_model_set_input); backward returns
+ * the summed loss of the lane's examples of labels y and, with sq != NULL, adds their
+ * squared gradient norms to sq (B); grads adds to grad (n_params) the gradient of the
+ * chunk's examples each scaled by c_i (c (B), or NULL for ones): rows of m->dact of a
+ * non-STORED convolution with c_i != 1 are scaled in place, a STORED one sums its stored
+ * gradients with weights c by one GEMV. */
+void dp_model_lane_weights(dp_model *m, int j);
+void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B);
+double dp_model_lane_backward(dp_model *m, int j, const int *y, size_t B, double *sq);
+void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, const double *c);
+
+/* Conv layer l's workspace for lane j at example lo of the chunk: a kept layer's
+ * patches and float outputs are those rows of the whole chunk's buffers. */
+dp_conv_ws *dp_model_lane_ws(dp_layer *l, int j, size_t lo);
+
+/* After a run whose lanes called dp_model_lane_grads: grad += each lane's convolution
+ * gradients, in lane order. */
+void dp_model_lanes_add(dp_model *m, size_t B, double *grad);
 
 #endif

@@ -3,28 +3,26 @@
  *
  * Sources: DP-SGD's clipping g_i / max(1, ||g_i||_2 / C) (Abadi et al. 2016, Alg. 1;
  * DP-LSSGD §4; Lecture15 Alg. 4); the per-layer algebra of Goodfellow 2015 (dense) and of
- * conv.c (convolutions); DESIGN.md, Performance.
+ * conv.c (convolutions); README, Performance.
  *
  * Why it is cheap. Example i's gradient with respect to a layer's weights is linear in
  * that layer's output error delta_i, and delta_i does not depend on the clipping. So one
- * step is:
- *   1. forward the chunk, then one backward pass that only propagates the errors (no
- *      weight gradient) and adds each example's squared norm layer by layer:
+ * chunk is one run of the model's lanes (model_int.h) in four phases:
+ *   1. the float weights;
+ *   2. forward the lane's examples, then one backward pass that only propagates the
+ *      errors (no weight gradient) and adds each example's squared norm layer by layer:
  *      dense ||delta_i||^2 (||a_i||^2 + 1), conv by its exact per-example method;
- *   2. c_i = min(1, C / ||g_i||) from the summed squares;
- *   3. each parameter layer's errors are scaled row by row by c_i and its weight gradient
- *      is the ordinary batch GEMM (dense: one GEMM; conv: one GEMM per im2col block), so
- *      sum_i c_i g_i costs what the plain gradient costs; a conv layer whose per-example
- *      gradients were stored in step 1 (STORED) instead adds c^T G with one GEMV.
- * Steps 1 and 3 run in the model's lanes (model.h): each lane's examples on their own
- * thread, step 3's sums lane by lane, added in lane order (dp_model_weight_grads).
+ *   3. c_i = min(1, C / ||g_i||) from the summed squares, each lane for its examples;
+ *   4. the weight gradients on errors scaled by c_i (dense: each lane's rows of dW over
+ *      the whole chunk, the scaling inside dense.c's product; conv: one GEMM per im2col
+ *      block on rows scaled in place), so sum_i c_i g_i costs what the plain gradient
+ *      costs; a conv layer whose per-example gradients were stored in phase 2 (STORED)
+ *      instead adds c^T G with one GEMV.
  * Extra work over a plain step: the norms (O(B (I + O)) for a dense layer; for a conv
- * the per-example products of conv.c, which STORED reuses); nothing is allocated.
- * Measured before lanes and float convolutions (batch 256, Haswell kernels, 2 threads):
- * clipped/plain step time 1.0 for the MLPs, 1.11 for cnn_mnist, 1.12 for cnn_cifar;
- * README, Performance has the current numbers.
- * With C = inf every c_i is 1 and the rows are left alone, so the result is the plain
- * batch gradient (tested).
+ * the per-example products of conv.c, which STORED reuses) and the factors; nothing is
+ * allocated. With C = inf every c_i is 1, the factors are not applied, and the result is
+ * the plain batch gradient bit for bit (tested). The cost against SGD is README,
+ * Performance's bench table (the noise is most of the difference).
  */
 #include <assert.h>
 #include <math.h>
@@ -34,6 +32,58 @@
 #include "model.h"
 #include "model_int.h"
 
+typedef struct clip_job {
+    dp_model *m;
+    size_t B;
+    int convert;
+    const double *x;
+    const int *y;
+    double clip;
+    double *sq;      /* (B) squared norms, then clip factors */
+    double *sqnorms; /* the caller's copy of the norms, or NULL */
+    double *grad;
+    double loss[DP_MODEL_LANES];
+    int all_one[DP_MODEL_LANES]; /* no example of lane j is clipped */
+} clip_job;
+
+enum { PH_WEIGHTS, PH_PASS, PH_CLIP, PH_GRADS, PH_COUNT };
+
+static void clip_phase(void *ctx, int phase, int j)
+{
+    clip_job *job = ctx;
+    dp_model *m = job->m;
+    size_t lo = dp_lane_lo(job->B, m->lanes, j), hi = dp_lane_lo(job->B, m->lanes, j + 1);
+    switch (phase) {
+    case PH_WEIGHTS:
+        if (job->convert) dp_model_lane_weights(m, j);
+        break;
+    case PH_PASS:
+        memset(job->sq + lo, 0, (hi - lo) * sizeof *job->sq);
+        dp_model_lane_forward(m, j, job->x, job->B);
+        job->loss[j] = dp_model_lane_backward(m, j, job->y, job->B, job->sq);
+        break;
+    case PH_CLIP: {
+        double *c = job->sq;
+        if (job->sqnorms) memcpy(job->sqnorms + lo, c + lo, (hi - lo) * sizeof *c);
+        int all_one = 1;
+        for (size_t i = lo; i < hi; i++) {
+            double norm = sqrt(c[i]);
+            c[i] = norm > job->clip ? job->clip / norm : 1.0;
+            all_one &= c[i] == 1.0;
+        }
+        job->all_one[j] = all_one;
+        break;
+    }
+    case PH_GRADS: {
+        /* every lane reads every lane's flag: the same choice everywhere */
+        int all_one = 1;
+        for (int k = 0; k < m->lanes; k++) all_one &= job->all_one[k];
+        dp_model_lane_grads(m, j, job->B, job->grad, all_one ? NULL : job->sq);
+        break;
+    }
+    }
+}
+
 double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t B,
                              double clip, double *clipped_sum, double *sqnorms)
 {
@@ -41,18 +91,15 @@ double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t 
     double total = 0.0;
     for (size_t n0 = 0; n0 < B; n0 += m->max_batch) {
         size_t nb = B - n0 < m->max_batch ? B - n0 : m->max_batch;
-        double *c = m->sq; /* squared norms, then clip factors */
-        memset(c, 0, nb * sizeof *c);
-        total += dp_model_forward_backward(m, x + n0 * m->in_size, y + n0, nb, NULL, c);
-        if (sqnorms) memcpy(sqnorms + n0, c, nb * sizeof *c);
-        int all_one = 1;
-        for (size_t i = 0; i < nb; i++) {
-            double norm = sqrt(c[i]);
-            c[i] = norm > clip ? clip / norm : 1.0;
-            all_one &= c[i] == 1.0;
-        }
-
-        dp_model_weight_grads(m, nb, clipped_sum, all_one ? NULL : c);
+        clip_job job = {.m = m, .B = nb, .convert = n0 == 0, .x = x + n0 * m->in_size,
+                        .y = y + n0, .clip = clip, .sq = m->sq,
+                        .sqnorms = sqnorms ? sqnorms + n0 : NULL, .grad = clipped_sum};
+        dp_model_set_input(m, job.x);
+        dp_model_run_lanes(m, nb, PH_COUNT, clip_phase, &job);
+        dp_model_lanes_add(m, nb, clipped_sum);
+        double loss = 0.0;
+        for (int j = 0; j < m->lanes; j++) loss += job.loss[j];
+        total += loss;
     }
     return total;
 }

@@ -41,9 +41,11 @@
  *     theta): the average is ((1/K) sum_k delta_ik) [x_i; 1]^T, a rank-one matrix, so the
  *     errors are summed over the copies and the layer is handled as in pexgrad.c; its
  *     share of the clipped sum is one GEMM of B rows, not B K.
- *   - dense otherwise: the inputs and errors of all K copies are kept, the norm is the
- *     K x K Gram above (O(B K^2 (I + O))), and the clipped sum is one GEMM over the B K
- *     stacked rows, row (k, i) of the errors scaled by c_i / K.
+ *   - dense otherwise: the inputs (in float, as the products take them, with their
+ *     squared norms) and errors of all K copies are kept, the norm is the K x K Gram
+ *     above (O(B K^2 (I + O)); its diagonal from the unrounded inputs' norms, as the
+ *     model's error pass has them), and the clipped sum is one weight-gradient call over
+ *     the B K stacked rows, row (k, i) of the errors scaled by c_i / K.
  *   - conv, input shared: summed errors as for dense, then the layer's own pexgrad method
  *     (STORED: per-example gradients and a GEMV; DIRECT/GRAM: norms, then the batch dW
  *     on rescaled errors). So K = 1 repeats dp_model_clipped_grad operation for operation.
@@ -54,21 +56,29 @@
  *     cnn_mnist's second conv, K times), while the materialized sum is one row per
  *     example whatever K (8,224 doubles there), and reuses the model's stored-gradient
  *     buffer when the layer has one.
+ * Lanes (model.h): each copy is one run of the model's lanes (float weights, forward,
+ * error pass, then each lane keeps its examples' rows of the above, then theta is
+ * copied back into the perturbed buffer for the next copy, a share per lane); the norms
+ * and clip factors are one more run, each lane for its examples, followed by the dense
+ * layers' clipped sums, each lane for its rows of dW as in pexgrad.c. The convolutions'
+ * GEMVs and the shared convolution's weight gradient follow on the caller's thread.
  * Memory: one workspace per model and maximal K (dp_model_smooth_init), allocated once:
  * the perturbed parameters, and per example of a chunk the stored errors and inputs
  * above. The chunk is max_batch unless that would exceed DP_SMOOTH_BUDGET (64 MB), so a
  * step never allocates; larger batches go in chunks, each of which regenerates the K
  * perturbations (the numbers are the same; only their cost is repeated).
  * With sigma_s = 0 the parameters are used in place (no copy), and with K = 1 every sum
- * over copies is a copy, every 1/K a 1, so the result is bit for bit
- * dp_model_clipped_grad's for a model without convolutions when the chunks agree
- * (tested). A model with convolutions agrees to float rounding (tested to 1e-5):
- * dp_model_clipped_grad forms its sums lane by lane (model.h, Lanes), this file over
- * the whole chunk.
+ * over copies is a copy, every 1/K a 1, the lanes split the same rows and the float
+ * products see the same operands, so the result is bit for bit dp_model_clipped_grad's
+ * for a model without convolutions when the chunks agree (tested). A model with
+ * convolutions agrees to float rounding (tested to 1e-5): dp_model_clipped_grad forms
+ * its conv sums lane by lane (model.h, Lanes), this file over the whole chunk.
  *
  * Cost. K forward and error-backward passes are inherent in Alg. 2, plus K draws of
  * n_params normals; what is done once is the first layer's weight gradient (shared
- * input). Measured at batch 256 (AMD EPYC, OpenBLAS Haswell kernels, 1 BLAS thread, best
+ * input). Measured with dense layers in double, before the lanes ran dense models
+ * (README, Performance has the current cost against DP-SGD, `dperm bench`'s
+ * dplis column): at batch 256 (AMD EPYC, OpenBLAS Haswell kernels, 1 BLAS thread, best
  * of 15 interleaved runs, sigma_s > 0; a throwaway program timing this function against
  * dp_model_clipped_grad on the same batch; the per-step DP noise, the same for both, is
  * left out):
@@ -93,7 +103,8 @@
 #include "model.h"
 #include "model_int.h"
 
-/* Doubles of per-example workspace (all layers, all copies) to aim for: 8M = 64 MB. */
+/* Doubles of per-example workspace (all layers, all copies; a float counts half) to aim
+ * for: 8M = 64 MB. */
 #define DP_SMOOTH_BUDGET ((size_t)1 << 23)
 
 /* How the smoothed gradient treats a parameter layer (see the header comment). */
@@ -106,16 +117,20 @@ static int layer_role(const dp_layer *l)
     return l->spec.kind == DP_LAYER_DENSE ? SM_DENSE : SM_CONV;
 }
 
-/* Doubles per example of a chunk that layer l needs for max_k copies (a non-shared conv
- * reuses the model's stored-gradient buffer when it has one). */
-static size_t layer_per_example(const dp_layer *l, int max_k)
+/* Doubles and floats per example of a chunk that layer l needs for max_k copies (a
+ * non-shared conv reuses the model's stored-gradient buffer when it has one). */
+static void layer_per_example(const dp_layer *l, int max_k, size_t *nd, size_t *nf)
 {
+    size_t K = (size_t)max_k;
+    *nd = *nf = 0;
     switch (layer_role(l)) {
-    case SM_SHARED: return l->out_size;
-    case SM_DENSE: return (size_t)max_k * (l->in_size + l->out_size);
-    case SM_CONV: return l->pex_g ? 0 : l->n_w + l->n_b;
+    case SM_SHARED: *nd = l->out_size; break;
+    case SM_DENSE:
+        *nd = K * (l->out_size + 1);
+        *nf = K * l->in_size;
+        break;
+    case SM_CONV: *nd = l->pex_g ? 0 : l->n_w + l->n_b; break;
     }
-    return 0;
 }
 
 int dp_model_smooth_init(dp_model_smooth *s, const dp_model *m, int max_k, dp_err *err)
@@ -123,52 +138,62 @@ int dp_model_smooth_init(dp_model_smooth *s, const dp_model *m, int max_k, dp_er
     memset(s, 0, sizeof *s);
     if (max_k < 1)
         return dp_err_set(err, DP_EINVAL, "smoothing needs K >= 1 copies, got %d", max_k);
-    size_t per_ex = 2; /* clip factors and a temporary norm */
+    /* clip factors, a temporary norm and the factors once per copy */
+    size_t per_d = 2 + (size_t)max_k, per_f = 0;
     for (size_t i = 0; i < m->n_layers; i++) {
-        size_t e = layer_per_example(&m->layers[i], max_k);
-        if (e > (SIZE_MAX / sizeof(double)) / 4 - per_ex)
+        size_t nd, nf;
+        layer_per_example(&m->layers[i], max_k, &nd, &nf);
+        if (nd > (SIZE_MAX / sizeof(double)) / 8 - per_d ||
+            nf > (SIZE_MAX / sizeof(double)) / 8 - per_f)
             return dp_err_set(err, DP_ENOMEM, "smoothing workspace for K = %d is too large",
                               max_k);
-        per_ex += e;
+        per_d += nd, per_f += nf;
     }
-    size_t chunk = DP_SMOOTH_BUDGET / per_ex;
+    size_t chunk = DP_SMOOTH_BUDGET / (per_d + per_f / 2);
     if (chunk < 1) chunk = 1;
     if (chunk > m->max_batch) chunk = m->max_batch;
-    size_t total = m->n_params + chunk * per_ex; /* per_ex * chunk <= max(budget, per_ex) */
+    size_t total = m->n_params + chunk * per_d, ftotal = chunk * per_f;
 
     s->layer = calloc(m->n_layers, sizeof *s->layer);
     s->mem = malloc(total * sizeof *s->mem);
-    if (!s->layer || !s->mem) {
+    s->fmem = ftotal ? malloc(ftotal * sizeof *s->fmem) : NULL;
+    if (!s->layer || !s->mem || (ftotal && !s->fmem)) {
         free(s->layer);
         free(s->mem);
+        free(s->fmem);
         memset(s, 0, sizeof *s);
         return dp_err_set(err, DP_ENOMEM,
-                          "out of memory for the smoothing workspace (%zu doubles, K = %d)",
-                          total, max_k);
+                          "out of memory for the smoothing workspace (%zu doubles and %zu "
+                          "floats, K = %d)",
+                          total, ftotal, max_k);
     }
     s->n_layers = m->n_layers;
     s->n_params = m->n_params;
     s->max_k = max_k;
     s->chunk = chunk;
     double *p = s->mem;
+    float *f = s->fmem;
+    size_t K = (size_t)max_k;
     s->pert = p, p += m->n_params;
     s->c = p, p += chunk;
     s->tmp = p, p += chunk;
+    s->ck = p, p += K * chunk;
     for (size_t i = 0; i < m->n_layers; i++) {
         const dp_layer *l = &m->layers[i];
         dp_model_smooth_layer *sl = &s->layer[i];
         switch (layer_role(l)) {
         case SM_SHARED: sl->d = p, p += chunk * l->out_size; break;
         case SM_DENSE:
-            sl->a = p, p += (size_t)max_k * chunk * l->in_size;
-            sl->d = p, p += (size_t)max_k * chunk * l->out_size;
+            sl->af = f, f += K * chunk * l->in_size;
+            sl->asq = p, p += K * chunk;
+            sl->d = p, p += K * chunk * l->out_size;
             break;
         case SM_CONV:
             if (!l->pex_g) sl->g = p, p += chunk * (l->n_w + l->n_b);
             break;
         }
     }
-    assert(p <= s->mem + total);
+    assert(p <= s->mem + total && (!f || f <= s->fmem + ftotal));
     return DP_OK;
 }
 
@@ -177,6 +202,7 @@ void dp_model_smooth_destroy(dp_model_smooth *s)
     if (!s) return;
     free(s->layer);
     free(s->mem);
+    free(s->fmem);
     memset(s, 0, sizeof *s);
 }
 
@@ -193,77 +219,241 @@ static void point_params(dp_model *m, double *base)
     }
 }
 
-/* g (B, OC*K + OC) += per-example gradients of a convolution, in the row layout of
- * dp_conv2d_pex_grads. tmp is one row of workspace; examples go one at a time (im2col of
- * one example, one GEMM: the same products as the batched call). */
-static void conv_pex_grads_add(double *g, double *tmp, dp_conv_ws *ws, const double *dout,
-                               const double *inp, size_t B, const dp_conv_shape *s)
+/* g (nb, OC*K + OC) += per-example gradients of conv layer l for lane j's examples
+ * lo .. lo+nb-1 of the chunk, in the row layout of dp_conv2d_pex_grads; tmp is one row.
+ * Examples go one at a time: the same products as the batched call. */
+static void conv_pex_grads_add(double *g, double *tmp, dp_layer *l, int j, const double *dout,
+                               const double *inp, size_t lo, size_t nb)
 {
-    // dout is (B,OH,OW,OC), inp (B,H,W,C), g (B, OC*K + OC), tmp (OC*K + OC)
+    // dout is (nb,OH,OW,OC), inp (nb,H,W,C), g (nb, OC*K + OC), tmp (OC*K + OC)
+    const dp_conv_shape *s = &l->conv;
     size_t P = dp_conv_patches(s), OC = (size_t)s->oc;
     size_t in_sz = (size_t)s->h * s->w * s->c, row = OC * dp_conv_k(s) + OC;
-    for (size_t n = 0; n < B; n++) {
-        dp_conv2d_pex_grads(tmp, NULL, ws, dout + n * P * OC, inp + n * in_sz, 1, s, 0);
+    for (size_t n = 0; n < nb; n++) {
+        dp_conv2d_pex_grads(tmp, NULL, dp_model_lane_ws(l, j, lo + n), dout + n * P * OC,
+                            inp + n * in_sz, 1, s, l->conv_keep);
         dp_axpy(g + n * row, 1.0, tmp, row);
     }
 }
 
-/* sq (B) += (1/K^2) sum_{k,k'} (d_ik . d_ik') (a_ik . a_ik' + 1): the squared norm of
- * example i's copy-averaged dense gradient from the errors d (K, B, O) and inputs
- * a (K, B, I) of all copies, never forming the gradient; without the 1/K^2 when sum
- * (the copies' summed gradient). The reference is the brute force in
- * test_pexgrad_smooth.c. */
-static void dense_gram_sqnorm(double *sq, const double *d, const double *a, size_t K,
-                              size_t B, size_t I, size_t O, int sum)
+/* (1/K^2) sum_{k,k'} (d_ek . d_ek') (a_ek . a_ek' + 1): the squared norm of example e's
+ * copy-averaged dense gradient from the errors d (K, nb, O), inputs af (K, nb, I) and
+ * their squared norms asq (K, nb) of all copies, never forming the gradient; invk2 is
+ * 1/K^2, or 1 for the copies' summed gradient. The diagonal terms are those of
+ * dp_dense_pex_sqnorm (the unrounded inputs' norms), so K = 1 adds what the model's error
+ * pass adds; the cross terms take the inputs as rounded for the products. The reference
+ * is the brute force in test_pexgrad_smooth.c. */
+static double dense_gram_sqnorm(const dp_model_smooth_layer *sl, size_t e, size_t K,
+                                size_t nb, size_t I, size_t O, double invk2)
 {
-    double invk2 = sum ? 1.0 : 1.0 / ((double)K * (double)K);
-    for (size_t i = 0; i < B; i++) {
-        double diag = 0.0, cross = 0.0;
-        for (size_t k = 0; k < K; k++) {
-            const double *dk = d + (k * B + i) * O, *ak = a + (k * B + i) * I;
-            diag += dp_dot(dk, dk, O) * (dp_dot(ak, ak, I) + 1.0);
-            for (size_t k2 = 0; k2 < k; k2++) {
-                const double *dk2 = d + (k2 * B + i) * O, *ak2 = a + (k2 * B + i) * I;
-                cross += dp_dot(dk, dk2, O) * (dp_dot(ak, ak2, I) + 1.0);
-            }
+    double diag = 0.0, cross = 0.0;
+    for (size_t k = 0; k < K; k++) {
+        const double *dk = sl->d + (k * nb + e) * O;
+        const float *ak = sl->af + (k * nb + e) * I;
+        diag += dp_sumsq(dk, O) * (sl->asq[k * nb + e] + 1.0);
+        for (size_t k2 = 0; k2 < k; k2++) {
+            const double *dk2 = sl->d + (k2 * nb + e) * O;
+            const float *ak2 = sl->af + (k2 * nb + e) * I;
+            cross += dp_dot(dk, dk2, O) * (dp_dot_float(ak, ak2, I) + 1.0);
         }
-        sq[i] += (diag + 2.0 * cross) * invk2;
+    }
+    return (diag + 2.0 * cross) * invk2;
+}
+
+// ---- the phases ----------------------------------------------------------------------------
+
+typedef struct smooth_job {
+    dp_model *m;
+    dp_model_smooth *s;
+    size_t nb, K, k;   /* the chunk, the copies, the current copy */
+    int convert;       /* round the weights to float before this copy's forward */
+    int next;          /* then copy theta into s->pert for the next copy */
+    const double *x;
+    const int *y;
+    double clip, invk2;
+    double *sqnorms;   /* (nb) the caller's copy of the norms, or NULL */
+    double *grad;
+    double loss[DP_MODEL_LANES];
+} smooth_job;
+
+/* After copy k's error pass: keep lane j's rows of what the norms and the clipped sum
+ * need. */
+static void collect_copy(smooth_job *job, int j)
+{
+    dp_model *m = job->m;
+    size_t k = job->k, nb = job->nb, lo = dp_lane_lo(nb, m->lanes, j);
+    size_t n = dp_lane_lo(nb, m->lanes, j + 1) - lo;
+    if (n == 0) return;
+    for (size_t i = 0; i < m->n_layers; i++) {
+        dp_layer *l = &m->layers[i];
+        dp_model_smooth_layer *sl = &job->s->layer[i];
+        size_t O = l->out_size, I = l->in_size;
+        const double *dout = m->dact[l->out_buf] + lo * O, *in = dp_model_in(m, l) + lo * I;
+        switch (layer_role(l)) {
+        case SM_SHARED: /* sum of the errors over the copies */
+            if (k == 0) memcpy(sl->d + lo * O, dout, n * O * sizeof *dout);
+            else dp_axpy(sl->d + lo * O, 1.0, dout, n * O);
+            break;
+        case SM_DENSE: /* rows k*nb + lo .. of the stacked copies */
+            memcpy(sl->af + (k * nb + lo) * I, l->af + lo * I, n * I * sizeof *sl->af);
+            memcpy(sl->asq + k * nb + lo, l->asq + lo, n * sizeof *sl->asq);
+            memcpy(sl->d + (k * nb + lo) * O, dout, n * O * sizeof *dout);
+            break;
+        case SM_CONV: { /* per-example gradients summed over the copies */
+            size_t row = l->n_w + l->n_b;
+            double *g = (sl->g ? sl->g : l->pex_g) + lo * row;
+            if (k == 0)
+                dp_conv2d_pex_grads(g, NULL, dp_model_lane_ws(l, j, lo), dout, in, n,
+                                    &l->conv, l->conv_keep);
+            else
+                conv_pex_grads_add(g, m->gbuf + (size_t)j * m->n_gbuf, l, j, dout, in, lo, n);
+            break;
+        }
+        }
     }
 }
 
-/* After copy k's backward pass: keep what the norms and the clipped sum need. */
-static void collect_copy(dp_model *m, dp_model_smooth *s, size_t k, size_t nb)
+enum { PC_WEIGHTS, PC_PASS, PC_NEXT, PC_COUNT };
+
+/* One perturbed copy: its float weights, forward, loss, error pass, kept rows; then,
+ * once every lane is past the pass (which reads the perturbed biases and conv weights),
+ * theta into s->pert for the next copy, a share per lane: a copy of all the parameters
+ * per copy is too much memory traffic for one thread (this was 7% of a K = 10 step). */
+static void copy_phase(void *ctx, int phase, int j)
 {
+    smooth_job *job = ctx;
+    dp_model *m = job->m;
+    switch (phase) {
+    case PC_WEIGHTS:
+        if (job->convert) dp_model_lane_weights(m, j);
+        break;
+    case PC_PASS:
+        dp_model_lane_forward(m, j, job->x, job->nb);
+        job->loss[j] = dp_model_lane_backward(m, j, job->y, job->nb, NULL);
+        collect_copy(job, j);
+        break;
+    case PC_NEXT:
+        if (job->next) {
+            size_t p0 = dp_lane_lo(m->n_params, m->lanes, j);
+            size_t p1 = dp_lane_lo(m->n_params, m->lanes, j + 1);
+            memcpy(job->s->pert + p0, m->params + p0, (p1 - p0) * sizeof *m->params);
+        }
+        break;
+    }
+}
+
+/* Lane j's examples: c (the chunk's) = the squared norms of the averaged gradients, layer
+ * by layer from the top (the order of the model's error pass, so K = 1 adds the same
+ * numbers in the same order), copied to sqnorms, then turned into clip factors c_i / K
+ * (c_i with sum). */
+static void norms_lane(smooth_job *job, int j)
+{
+    dp_model *m = job->m;
+    dp_model_smooth *s = job->s;
+    size_t nb = job->nb, lo = dp_lane_lo(nb, m->lanes, j);
+    size_t n = dp_lane_lo(nb, m->lanes, j + 1) - lo;
+    double *c = s->c;
+    const double invk2 = job->invk2;
+    memset(c + lo, 0, n * sizeof *c);
+    for (size_t i = m->n_layers; n && i-- > 0;) {
+        dp_layer *l = &m->layers[i];
+        dp_model_smooth_layer *sl = &s->layer[i];
+        const double *in = dp_model_in(m, l) + lo * l->in_size; /* the shared input */
+        size_t O = l->out_size, I = l->in_size, row = l->n_w + l->n_b;
+        switch (layer_role(l)) {
+        case SM_NONE: break;
+        case SM_SHARED:
+            if (l->spec.kind == DP_LAYER_DENSE) {
+                for (size_t e = lo; e < lo + n; e++)
+                    c[e] += dp_sumsq(sl->d + e * O, O) * (l->asq[e] + 1.0) * invk2;
+            } else if (l->pex_method == DP_CONV_PEX_STORED && l->pex_g) {
+                dp_conv2d_pex_grads(l->pex_g + lo * row, NULL, dp_model_lane_ws(l, j, lo),
+                                    sl->d + lo * O, in, n, &l->conv, l->conv_keep);
+                for (size_t e = lo; e < lo + n; e++)
+                    c[e] += dp_dot(l->pex_g + e * row, l->pex_g + e * row, row) * invk2;
+            } else {
+                int method = l->pex_method == DP_CONV_PEX_STORED
+                                 ? dp_conv_pex_choose(&l->conv)
+                                 : l->pex_method;
+                memset(s->tmp + lo, 0, n * sizeof *s->tmp);
+                dp_conv2d_pex_sqnorm(s->tmp + lo, dp_model_lane_ws(l, j, lo), sl->d + lo * O,
+                                     in, n, &l->conv, method, l->conv_keep);
+                for (size_t e = lo; e < lo + n; e++) c[e] += s->tmp[e] * invk2;
+            }
+            break;
+        case SM_DENSE:
+            for (size_t e = lo; e < lo + n; e++)
+                c[e] += dense_gram_sqnorm(sl, e, job->K, nb, I, O, invk2);
+            break;
+        case SM_CONV: {
+            const double *g = sl->g ? sl->g : l->pex_g;
+            for (size_t e = lo; e < lo + n; e++)
+                c[e] += dp_dot(g + e * row, g + e * row, row) * invk2;
+            break;
+        }
+        }
+    }
+    if (job->sqnorms) memcpy(job->sqnorms + lo, c + lo, n * sizeof *c);
+    for (size_t e = lo; e < lo + n; e++) { /* c_i / K: clip factor and average in one */
+        double norm = sqrt(c[e]);
+        c[e] = norm > job->clip ? job->clip / norm : 1.0;
+        if (!s->sum) c[e] /= (double)job->K;
+        for (size_t k = 0; k < job->K; k++) s->ck[k * nb + e] = c[e];
+    }
+}
+
+/* Lane j's rows of each dense layer's share of clipped_sum: sum_i (c_i / K) sum_k g_ik
+ * (sum: c_i sum_k g_ik), one weight-gradient call over the K nb stacked rows. */
+static void grads_lane(smooth_job *job, int j)
+{
+    dp_model *m = job->m;
+    dp_model_smooth *s = job->s;
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
         dp_model_smooth_layer *sl = &s->layer[i];
-        const double *dout = m->dact[l->out_buf], *in = dp_model_in(m, l);
+        if (l->spec.kind != DP_LAYER_DENSE) continue;
         size_t O = l->out_size, I = l->in_size;
-        switch (layer_role(l)) {
-        case SM_SHARED: /* sum of the errors over the copies */
-            if (k == 0) memcpy(sl->d, dout, nb * O * sizeof *dout);
-            else dp_axpy(sl->d, 1.0, dout, nb * O);
-            break;
-        case SM_DENSE: /* rows k*nb .. (k+1)*nb - 1 of the stacked copies */
-            memcpy(sl->a + k * nb * I, in, nb * I * sizeof *in);
-            memcpy(sl->d + k * nb * O, dout, nb * O * sizeof *dout);
-            break;
-        case SM_CONV: { /* per-example gradients summed over the copies */
-            double *g = sl->g ? sl->g : l->pex_g;
-            if (k == 0) dp_conv2d_pex_grads(g, NULL, &l->conv_all, dout, in, nb, &l->conv, 0);
-            else conv_pex_grads_add(g, m->gbuf, &l->conv_all, dout, in, nb, &l->conv);
-            break;
-        }
-        }
+        size_t o0 = dp_lane_lo(O, m->lanes, j), o1 = dp_lane_lo(O, m->lanes, j + 1);
+        double *dw = job->grad + l->w_off, *db = job->grad + l->b_off;
+        if (layer_role(l) == SM_SHARED)
+            dp_dense_backward_weights(dw, db, m->lane_f[j], sl->d, s->c, l->af, job->nb, I,
+                                      O, o0, o1, l->grad_rows);
+        else
+            dp_dense_backward_weights(dw, db, m->lane_f[j], sl->d, s->ck, sl->af,
+                                      job->K * job->nb, I, O, o0, o1, l->grad_rows);
     }
 }
 
-/* Rows of x (n, len) scaled by f_i where f_i != 1 (rows with f_i = 1 untouched, as
- * pexgrad.c does, so K = 1 repeats its arithmetic). */
-static void scale_rows(double *x, const double *f, size_t n, size_t len)
+enum { PN_NORMS, PN_GRADS, PN_COUNT };
+
+static void sum_phase(void *ctx, int phase, int j)
 {
-    for (size_t i = 0; i < n; i++)
-        if (f[i] != 1.0) dp_scal(x + i * len, f[i], len);
+    if (phase == PN_NORMS) norms_lane(ctx, j);
+    else grads_lane(ctx, j);
+}
+
+/* The convolutions' share of clipped_sum, on the whole chunk after the lanes. */
+static void conv_grads(dp_model *m, dp_model_smooth *s, size_t nb, double *clipped_sum)
+{
+    const double *c = s->c;
+    for (size_t i = 0; i < m->n_layers; i++) {
+        dp_layer *l = &m->layers[i];
+        dp_model_smooth_layer *sl = &s->layer[i];
+        if (l->spec.kind != DP_LAYER_CONV) continue;
+        double *dw = clipped_sum + l->w_off, *db = clipped_sum + l->b_off;
+        size_t row = l->n_w + l->n_b, O = l->out_size;
+        if (layer_role(l) == SM_CONV) {
+            dp_gemv_t(dw, sl->g ? sl->g : l->pex_g, nb, row, row, c);
+        } else if (l->pex_method == DP_CONV_PEX_STORED && l->pex_g) {
+            dp_gemv_t(dw, l->pex_g, nb, row, row, c);
+        } else {
+            /* rows with c_i = 1 untouched, as pexgrad.c does */
+            for (size_t e = 0; e < nb; e++)
+                if (c[e] != 1.0) dp_scal(sl->d + e * O, c[e], O);
+            dp_conv2d_backward(NULL, dw, db, &l->conv_all, sl->d, dp_model_in(m, l), l->w,
+                               nb, &l->conv, 0);
+        }
+    }
 }
 
 // ---- the step -----------------------------------------------------------------------------
@@ -277,7 +467,6 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
     assert(s->n_layers == m->n_layers && s->n_params == m->n_params);
     const size_t P = m->n_params, Kz = (size_t)K;
     const double invk = 1.0 / (double)K;
-    const double invk2 = s->sum ? 1.0 : invk * invk; /* on the squared norms */
     const dp_rng r0 = *rng;
     dp_rng_seek(rng, r0.position + Kz); /* K blocks, one per copy, whatever sigma_s */
     int threads = dp_blas_threads();
@@ -285,107 +474,34 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
 
     for (size_t n0 = 0; n0 < B; n0 += s->chunk) {
         size_t nb = B - n0 < s->chunk ? B - n0 : s->chunk;
-        const double *xb = x + n0 * m->in_size;
-        const int *yb = y + n0;
+        smooth_job job = {.m = m, .s = s, .nb = nb, .K = Kz, .x = x + n0 * m->in_size,
+                          .y = y + n0, .clip = clip, .invk2 = s->sum ? 1.0 : invk * invk,
+                          .sqnorms = sqnorms ? sqnorms + n0 : NULL, .grad = clipped_sum};
+        dp_model_set_input(m, job.x);
 
         // K passes: forward at theta + z_k, errors only, keep them
+        if (sigma_s > 0.0 && n0 == 0) memcpy(s->pert, m->params, P * sizeof *s->pert);
         for (size_t k = 0; k < Kz; k++) {
-            if (sigma_s > 0.0) {
+            if (sigma_s > 0.0) { /* s->pert holds theta */
                 dp_rng rk = r0;
                 dp_rng_seek(&rk, r0.position + k);
-                memcpy(s->pert, m->params, P * sizeof *s->pert);
                 dp_rng_add_gaussian_par(&rk, s->pert, P, sigma_s, threads);
                 point_params(m, s->pert);
             }
-            dp_model_forward_batch(m, xb, nb);
-            total += dp_softmax_ce_forward(NULL, dp_model_logits(m), yb, nb, m->n_classes) *
-                     invk;
-            dp_model_backward_batch(m, yb, nb, NULL, NULL);
-            collect_copy(m, s, k, nb);
+            job.k = k;
+            job.convert = sigma_s > 0.0 || (n0 == 0 && k == 0);
+            job.next = sigma_s > 0.0 && (k + 1 < Kz || n0 + nb < B);
+            dp_model_run_lanes(m, nb, PC_COUNT, copy_phase, &job);
+            double loss = 0.0;
+            for (int j = 0; j < m->lanes; j++) loss += job.loss[j];
+            total += loss * invk;
         }
         point_params(m, m->params);
 
-        // squared norms of the averaged gradients, layer by layer from the top (the order
-        // of dp_model_backward_batch, so K = 1 adds the same numbers in the same order)
-        double *c = s->c;
-        memset(c, 0, nb * sizeof *c);
-        for (size_t i = m->n_layers; i-- > 0;) {
-            dp_layer *l = &m->layers[i];
-            dp_model_smooth_layer *sl = &s->layer[i];
-            const double *in = dp_model_in(m, l); /* the shared input for SM_SHARED */
-            size_t O = l->out_size, I = l->in_size;
-            switch (layer_role(l)) {
-            case SM_NONE: break;
-            case SM_SHARED:
-                if (l->spec.kind == DP_LAYER_DENSE) {
-                    for (size_t e = 0; e < nb; e++) {
-                        const double *d = sl->d + e * O, *a = in + e * I;
-                        c[e] += dp_dot(d, d, O) * (dp_dot(a, a, I) + 1.0) * invk2;
-                    }
-                } else if (l->pex_method == DP_CONV_PEX_STORED && l->pex_g) {
-                    size_t row = l->n_w + l->n_b;
-                    dp_conv2d_pex_grads(l->pex_g, NULL, &l->conv_all, sl->d, in, nb, &l->conv, 0);
-                    for (size_t e = 0; e < nb; e++)
-                        c[e] += dp_dot(l->pex_g + e * row, l->pex_g + e * row, row) * invk2;
-                } else {
-                    int method = l->pex_method == DP_CONV_PEX_STORED
-                                     ? dp_conv_pex_choose(&l->conv)
-                                     : l->pex_method;
-                    memset(s->tmp, 0, nb * sizeof *s->tmp);
-                    dp_conv2d_pex_sqnorm(s->tmp, &l->conv_all, sl->d, in, nb, &l->conv,
-                                         method, 0);
-                    for (size_t e = 0; e < nb; e++) c[e] += s->tmp[e] * invk2;
-                }
-                break;
-            case SM_DENSE: dense_gram_sqnorm(c, sl->d, sl->a, Kz, nb, I, O, s->sum); break;
-            case SM_CONV: {
-                const double *g = sl->g ? sl->g : l->pex_g;
-                size_t row = l->n_w + l->n_b;
-                for (size_t e = 0; e < nb; e++)
-                    c[e] += dp_dot(g + e * row, g + e * row, row) * invk2;
-                break;
-            }
-            }
-        }
-        if (sqnorms) memcpy(sqnorms + n0, c, nb * sizeof *c);
-        for (size_t e = 0; e < nb; e++) { /* c_i / K: clip factor and average in one */
-            double norm = sqrt(c[e]);
-            c[e] = norm > clip ? clip / norm : 1.0;
-            if (!s->sum) c[e] /= (double)K;
-        }
-
-        // clipped_sum += sum_i (c_i / K) sum_k g_ik (sum: c_i sum_k g_ik), layer by layer
-        for (size_t i = 0; i < m->n_layers; i++) {
-            dp_layer *l = &m->layers[i];
-            dp_model_smooth_layer *sl = &s->layer[i];
-            const double *in = dp_model_in(m, l);
-            double *dw = clipped_sum + l->w_off, *db = clipped_sum + l->b_off;
-            size_t O = l->out_size, I = l->in_size, row = l->n_w + l->n_b;
-            switch (layer_role(l)) {
-            case SM_NONE: break;
-            case SM_SHARED:
-                if (l->spec.kind == DP_LAYER_CONV && l->pex_method == DP_CONV_PEX_STORED &&
-                    l->pex_g) {
-                    dp_gemm(0, 0, 1, row, nb, 1.0, c, nb, l->pex_g, row, 1.0, dw, row);
-                    break;
-                }
-                scale_rows(sl->d, c, nb, O);
-                if (l->spec.kind == DP_LAYER_DENSE)
-                    dp_dense_backward(NULL, dw, db, sl->d, in, l->w, nb, I, O);
-                else
-                    dp_conv2d_backward(NULL, dw, db, &l->conv_all, sl->d, in, l->w, nb,
-                                       &l->conv, 0);
-                break;
-            case SM_DENSE:
-                for (size_t k = 0; k < Kz; k++) scale_rows(sl->d + k * nb * O, c, nb, O);
-                dp_dense_backward(NULL, dw, db, sl->d, sl->a, l->w, Kz * nb, I, O);
-                break;
-            case SM_CONV:
-                dp_gemm(0, 0, 1, row, nb, 1.0, c, nb, sl->g ? sl->g : l->pex_g, row, 1.0, dw,
-                        row);
-                break;
-            }
-        }
+        // norms and clip factors, then the dense layers' clipped sum, in the lanes;
+        // the convolutions' after them
+        dp_model_run_lanes(m, nb, PN_COUNT, sum_phase, &job);
+        conv_grads(m, s, nb, clipped_sum);
     }
     return total;
 }

@@ -5,10 +5,16 @@
  * rounding ~1e-10, so a relative error <= 1e-6 over the whole gradient has ample room and
  * still catches any wrong term); the textbook 7-loop convolution for the im2col forward;
  * explicit per-example gradients for the per-example norms (<= 1e-10).
- * The convolution computes its products in float (conv.c), so it is held to 1e-5 relative
- * error against double references: the 7-loop forward, central differences of that
- * double forward (not of the float one, whose rounding the step would amplify), and a
- * double brute-force loop over each example's pixels for the per-example gradients.
+ * The dense layer and the convolution compute their products in float (dense.c,
+ * conv.c), so they are held to 1e-5 relative error against double references: the
+ * dense layer's double GEMMs (themselves checked by finite differences), the 7-loop
+ * forward, central differences of that double forward (not of the float one, whose
+ * rounding the step would amplify), and a double brute-force loop over each example's
+ * pixels for the per-example gradients. 1e-5 is a hundred times the rounding of a float
+ * product (6e-8) summed over at most 1024 terms in float (dense.c's longest float sum)
+ * on random data, where errors add like a random walk; a term wrong by one factor would
+ * miss it by orders of magnitude. The dense per-example norms are double throughout and
+ * keep 1e-10.
  */
 #include <check.h>
 #include <math.h>
@@ -16,6 +22,7 @@
 #include <string.h>
 
 #include "../../algorithms/base/rng.h"
+#include "../../algorithms/base/vec.h"
 #include "../../algorithms/models/layers.h"
 
 #define FD_H 1e-6
@@ -78,9 +85,10 @@ typedef struct {
 static void dense_fwd(void *p, double *out)
 {
     dense_ctx *c = p;
-    dp_dense_forward(out, c->x, c->w, c->b, c->B, c->I, c->O);
+    dp_dense_forward_ref(out, c->x, c->w, c->b, c->B, c->I, c->O);
 }
 
+/* The double reference against central differences. */
 START_TEST(test_dense_fd)
 {
     enum { B = 4, I = 7, O = 5 };
@@ -90,7 +98,7 @@ START_TEST(test_dense_fd)
     double *R = gauss(&r, B * O, 1), *out = zeros(B * O);
     double *dx = zeros(B * I), *dw = zeros(O * I), *db = zeros(O);
     double *fx = zeros(B * I), *fw = zeros(O * I), *fb = zeros(O);
-    dp_dense_backward(dx, dw, db, R, c.x, c.w, B, I, O);
+    dp_dense_backward_ref(dx, dw, db, R, c.x, c.w, B, I, O);
     fd_grad(fx, dense_fwd, &c, c.x, B * I, R, out, B * O);
     fd_grad(fw, dense_fwd, &c, c.w, O * I, R, out, B * O);
     fd_grad(fb, dense_fwd, &c, c.b, O, R, out, B * O);
@@ -101,15 +109,18 @@ START_TEST(test_dense_fd)
     /* backward accumulates: a second call doubles every output */
     double *dw2 = zeros(O * I);
     memcpy(dw2, dw, O * I * sizeof *dw);
-    dp_dense_backward(NULL, dw2, NULL, R, c.x, c.w, B, I, O);
+    dp_dense_backward_ref(NULL, dw2, NULL, R, c.x, c.w, B, I, O);
     for (size_t j = 0; j < O * I; j++) ck_assert_double_eq_tol(dw2[j], 2 * dw[j], 1e-14);
 
-    /* per-example norms: one-example backward calls give each gradient explicitly */
-    double sq[B] = {0};
-    dp_dense_pex_sqnorm(sq, R, c.x, B, I, O);
+    /* per-example norms (double throughout): one-example backward calls give each
+     * gradient explicitly */
+    double sq[B] = {0}, asq[B];
+    float af[B * I];
+    dp_dense_input(af, asq, c.x, B, I);
+    dp_dense_pex_sqnorm(sq, R, asq, B, O);
     for (size_t i = 0; i < B; i++) {
         double *gw = zeros(O * I), *gb = zeros(O);
-        dp_dense_backward(NULL, gw, gb, R + i * O, c.x + i * I, c.w, 1, I, O);
+        dp_dense_backward_ref(NULL, gw, gb, R + i * O, c.x + i * I, c.w, 1, I, O);
         double ref = 0.0;
         for (size_t j = 0; j < O * I; j++) ref += gw[j] * gw[j];
         for (size_t j = 0; j < O; j++) ref += gb[j] * gb[j];
@@ -119,6 +130,85 @@ START_TEST(test_dense_fd)
     }
     free(c.x), free(c.w), free(c.b), free(R), free(out), free(dx), free(dw), free(db);
     free(fx), free(fw), free(fb), free(dw2);
+}
+END_TEST
+
+#define DENSE_TOL 1e-5
+
+/* The float layer against the double reference: forward, errors of the input, weight
+ * gradient with and without clip factors, by row ranges and row blocks, on shapes whose
+ * float sums need one piece and several (I, O or B above dense.c's 1024). */
+START_TEST(test_dense_float)
+{
+    static const size_t shapes[][3] = {{5, 7, 3}, {37, 300, 70}, {9, 2500, 4}, {1300, 6, 5},
+                                       {3, 11, 1200}};
+    dp_rng r;
+    dp_rng_init(&r, 12, DP_STREAM_TEST);
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        size_t B = shapes[t][0], I = shapes[t][1], O = shapes[t][2];
+        double *x = gauss(&r, B * I, 1), *w = gauss(&r, O * I, 0.5), *b = gauss(&r, O, 0.5);
+        double *R = gauss(&r, B * O, 1), *cf = gauss(&r, B, 1);
+        double *out = zeros(B * O), *ref = zeros(B * O), asq[1300];
+        float *af = malloc(B * I * sizeof *af), *wf = malloc(O * I * sizeof *wf);
+        size_t wsz = dp_dense_input_grad_ws(B, I, O);
+        if (B * O > wsz) wsz = B * O;
+        if (dp_dense_weight_grad_ws(O, I) > wsz) wsz = dp_dense_weight_grad_ws(O, I);
+        float *ws = malloc(wsz * sizeof *ws);
+        ck_assert(af && wf && ws);
+        dp_to_float(wf, w, O * I);
+        dp_dense_input(af, asq, x, B, I);
+        for (size_t i = 0; i < B; i++) {
+            double s = 0.0;
+            for (size_t k = 0; k < I; k++) {
+                s += x[i * I + k] * x[i * I + k];
+                ck_assert(af[i * I + k] == (float)x[i * I + k]);
+            }
+            ck_assert_double_le(fabs(asq[i] - s), 1e-13 * s);
+        }
+        dp_dense_forward(out, ws, af, wf, b, B, I, O);
+        dp_dense_forward_ref(ref, x, w, b, B, I, O);
+        ck_assert_msg(rel_err(out, ref, B * O) <= DENSE_TOL, "forward %zux%zux%zu: %g", B, I,
+                      O, rel_err(out, ref, B * O));
+
+        /* errors of the input accumulate into dinp */
+        double *dx = gauss(&r, B * I, 1), *dxr = malloc(B * I * sizeof *dxr);
+        memcpy(dxr, dx, B * I * sizeof *dx);
+        dp_dense_backward_input(dx, ws, R, wf, B, I, O);
+        dp_dense_backward_ref(dxr, NULL, NULL, R, x, w, B, I, O);
+        ck_assert_msg(rel_err(dx, dxr, B * I) <= DENSE_TOL, "dinp %zux%zux%zu: %g", B, I, O,
+                      rel_err(dx, dxr, B * I));
+
+        /* weight gradient: every row at once, and in row ranges of blocks of 2 rows; with
+         * clip factors c (reference: the rows of R scaled in double) */
+        double *Rc = malloc(B * O * sizeof *Rc);
+        for (size_t i = 0; i < B; i++)
+            for (size_t o = 0; o < O; o++) Rc[i * O + o] = cf[i] * R[i * O + o];
+        for (int scaled = 0; scaled < 2; scaled++) {
+            double *dw = zeros(O * I), *db = zeros(O), *dw2 = zeros(O * I), *db2 = zeros(O);
+            double *rw = zeros(O * I), *rb = zeros(O);
+            const double *c = scaled ? cf : NULL;
+            dp_dense_backward_weights(dw, db, ws, R, c, af, B, I, O, 0, O, O);
+            size_t cut = O / 3;
+            dp_dense_backward_weights(dw2, db2, ws, R, c, af, B, I, O, 0, cut, 2);
+            dp_dense_backward_weights(dw2, db2, ws, R, c, af, B, I, O, cut, O, 2);
+            dp_dense_backward_ref(NULL, rw, rb, scaled ? Rc : R, x, w, B, I, O);
+            ck_assert_msg(rel_err(dw, rw, O * I) <= DENSE_TOL, "dW %zux%zux%zu: %g", B, I, O,
+                          rel_err(dw, rw, O * I));
+            ck_assert_double_le(rel_err(db, rb, O), 1e-13);
+            ck_assert_double_le(rel_err(dw2, rw, O * I), DENSE_TOL);
+            ck_assert_mem_eq(db, db2, O * sizeof *db);
+            free(dw), free(db), free(dw2), free(db2), free(rw), free(rb);
+        }
+        /* c_i = 1 is c == NULL, bit for bit (the model passes either) */
+        double *ones = malloc(B * sizeof *ones), *g1 = zeros(O * I + O), *g2 = zeros(O * I + O);
+        for (size_t i = 0; i < B; i++) ones[i] = 1.0;
+        dp_dense_backward_weights(g1, g1 + O * I, ws, R, ones, af, B, I, O, 0, O, O);
+        dp_dense_backward_weights(g2, g2 + O * I, ws, R, NULL, af, B, I, O, 0, O, O);
+        ck_assert_mem_eq(g1, g2, (O * I + O) * sizeof *g1);
+        free(ones), free(g1), free(g2);
+        free(x), free(w), free(b), free(R), free(cf), free(out), free(ref), free(af), free(wf);
+        free(ws), free(dx), free(dxr), free(Rc);
+    }
 }
 END_TEST
 
@@ -545,6 +635,7 @@ static Suite *layers_suite(void)
 {
     Suite *s = suite_create("layers");
     suite_add_tcase(s, tcase("layers-1.1", test_dense_fd));
+    suite_add_tcase(s, tcase("layers-1.2", test_dense_float));
     suite_add_tcase(s, tcase("layers-2.1", test_conv_shapes));
     suite_add_tcase(s, tcase("layers-2.2", test_conv_naive));
     suite_add_tcase(s, tcase("layers-2.3", test_conv_fd));

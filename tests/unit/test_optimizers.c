@@ -307,7 +307,9 @@ END_TEST
  * (d)), on a linear and on a deep model; with R > 0 and K > 1 it trains to finite
  * metrics and different weights; and its batches and noise are DP-SGD's (separate
  * streams): with sigma_smooth tiny (R = 1e-12), the weights agree with DP-SGD's to
- * 1e-9 relative, so nothing but the perturbations changed. */
+ * 1e-9 relative, so nothing but the perturbations changed; 1e-5 on the deep model, whose
+ * products are float (dense.c): the K copies' errors enter them scaled by c_i / K,
+ * rounded apart from DP-SGD's c_i (measured 4.4e-7 on the worst weight). */
 START_TEST(test_dplis_reductions)
 {
     data D;
@@ -368,8 +370,8 @@ START_TEST(test_dplis_reductions)
                 ck_assert_msg(memcmp(w, ref, P * sizeof *w) == 0, "deep %d K %d R %g differ",
                               deep, cases[v].K, cases[v].R);
             else if (cases[v].same == 2)
-                ck_assert_msg(worst < 1e-9, "deep %d: R = 1e-12 moved the weights by %g", deep,
-                              worst);
+                ck_assert_msg(worst < (deep ? 1e-5 : 1e-9),
+                              "deep %d: R = 1e-12 moved the weights by %g", deep, worst);
             else
                 ck_assert_msg(worst > 1e-6, "deep %d: R = 10 changed nothing", deep);
             free(w);

@@ -455,8 +455,11 @@ START_TEST(test_gather_pieces)
 {
     /* The same DP-SGD training (clipping, noise, Poisson batches of about 40) on a model
      * built for max_batch 7 (every batch gathered and run in pieces of 7) and for 512
-     * (whole): the same steps up to rounding, 1e-9 relative on the weights after 3
-     * epochs (measured ~1e-15). Guards the gather loop's offsets. */
+     * (whole): the same steps up to rounding, 1e-7 relative on the weights after 3
+     * epochs. The models' products are float (dense.c, conv.c) and a weight gradient's
+     * float sums end where a piece ends, so the pieces round apart by about 1e-7 per
+     * step (measured 1.6e-9 after 3 epochs); a wrong offset moves the weights by far
+     * more. Guards the gather loop's offsets. */
     data S;
     make_data(&S, 400, 0.0, 8);
     for (int arch = 0; arch < 2; arch++) {
@@ -476,8 +479,8 @@ START_TEST(test_gather_pieces)
         dp_train_result ra, rb;
         ck_assert_int_eq(train(&a, &c, 1e-3, &S, &ra, NULL), DP_OK);
         ck_assert_int_eq(train(&b, &c, 1e-3, &S, &rb, NULL), DP_OK);
-        ck_assert_double_le(rel_diff(a.params, b.params, a.n_params), 1e-9);
-        ck_assert_double_eq_tol(ra.final.train_loss, rb.final.train_loss, 1e-9);
+        ck_assert_double_le(rel_diff(a.params, b.params, a.n_params), 1e-7);
+        ck_assert_double_eq_tol(ra.final.train_loss, rb.final.train_loss, 1e-7);
         dp_train_result_destroy(&ra);
         dp_train_result_destroy(&rb);
         dp_model_destroy(&a);

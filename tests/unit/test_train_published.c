@@ -214,7 +214,12 @@ END_TEST
 
 /* tp-1.3: a deep model's tensors are its layers' weights and biases: one full-batch step
  * of an MLP (3 tensors clipped, 1 not, with C the median tensor norm) equals the mean
- * gradient of dp_model_loss_grad clipped tensor by tensor, plus l2 w. 1e-12 relative. */
+ * gradient of dp_model_loss_grad clipped tensor by tensor, plus l2 w. 1e-9 relative: the
+ * model's products are float (dense.c) and the trainer gathers the batch in its shuffled
+ * order, so its weight-gradient sums run over the examples in another order and round
+ * apart by about 1e-7 of the gradient; the step moves the weights by a small part of
+ * their size, which leaves about 1e-9 of the weights (measured 4.8e-10). A wrong factor
+ * on one tensor is off by far more. */
 START_TEST(test_batch_mean_clip_deep)
 {
     enum { N = 12, D = 6, K = 3 };
@@ -266,7 +271,7 @@ START_TEST(test_batch_mean_clip_deep)
     dp_train_result res;
     ck_assert_msg(dp_train_model(&m, &c, l2, x, y, N, x, y, N, &res, &e) == DP_OK, "%s", e.msg);
     ck_assert_int_eq(res.iterations, 1);
-    ck_assert_double_le(rel_diff(m.params, want, P), 1e-12);
+    ck_assert_double_le(rel_diff(m.params, want, P), 1e-9);
     dp_train_result_destroy(&res);
     free(w0), free(g), free(want);
     dp_model_destroy(&m);
