@@ -1,16 +1,21 @@
 /* cli_bench.c: `dperm bench`, the throughput benchmark of private training steps.
  *
  * For each model, at a fixed batch (256 by default), after a warm-up: examples per second
- * of one non-private SGD step (batch gradient, update) and of one DP-SGD step (per-example
- * clipping to C, Gaussian noise sigma C on every coordinate, update), each the median of
- * repeated timed blocks (machines are shared and noisy: medians, never single runs), and
- * their ratio, the median of the ratios of alternating SGD and DP-SGD blocks. The machine's own dgemm and sgemm GFLOP/s are measured first as the
- * ceiling to read those numbers against, and the BLAS kernel set is printed, since speed
- * is only comparable under the same kernels (DESIGN.md, Performance).
+ * of one non-private SGD step (batch gradient, update), of one DP-SGD step (per-example
+ * clipping to C, Gaussian noise sigma C on every coordinate, update), of one DP-LSSGD
+ * step (the DP-SGD step smoothed) and of one DPlis step (K perturbed copies, the smoothed
+ * clipped gradient, noise, update), each the median of repeated timed blocks (machines
+ * are shared and noisy: medians, never single runs); DP-SGD against SGD as the median of
+ * the ratios of blocks run back to back, and the smoothing's and DPlis's costs against
+ * DP-SGD the same way. The machine's own dgemm and sgemm GFLOP/s are measured first as
+ * the ceiling to read those numbers against, and the BLAS kernel set is printed, since
+ * speed is only comparable under the same kernels (README, Performance).
  *
- * The steps timed are the library's: dp_model_loss_grad / dp_model_clipped_grad, the
- * noise generator and the update loop a trainer runs. Inputs are uniform in [0, 1),
- * labels uniform: throughput does not depend on the values.
+ * The steps timed are the library's: dp_model_loss_grad / dp_model_clipped_grad /
+ * dp_model_smoothed_clipped_grad, the noise generator and the update loop a trainer
+ * runs. DPlis's perturbation std is the trainer's R eta sigma C / b with R = 10 (the
+ * configs' radii are 5 to 50); any positive value costs the same. Inputs are uniform in
+ * [0, 1), labels uniform: throughput does not depend on the values.
  */
 #include <getopt.h>
 #include <math.h>
@@ -29,21 +34,23 @@
 
 static const char BENCH_HELP[] =
     "usage: dperm bench [--model M ...] [--batch B] [--threads T] [--seconds S]\n"
-    "                   [--repeats R] [--json]\n"
+    "                   [--repeats R] [--dplis-samples K] [--json]\n"
     "\n"
-    "Examples/s of one SGD step, one DP-SGD step (clip + noise) and one DP-LSSGD step (the\n"
-    "same, smoothed by A_1^{-1} per parameter tensor) per model, the DP-SGD/SGD ratio, the\n"
-    "smoothing's extra time relative to the DP-SGD step, and the machine's dgemm/sgemm\n"
+    "Examples/s of one SGD step, one DP-SGD step (clip + noise), one DP-LSSGD step (the\n"
+    "same, smoothed by A_1^{-1} per parameter tensor) and one DPlis step (K perturbed\n"
+    "copies, clip + noise) per model, the DP-SGD/SGD ratio, the smoothing's extra time and\n"
+    "the DPlis step's time relative to the DP-SGD step, and the machine's dgemm/sgemm\n"
     "GFLOP/s as the ceiling. Medians of R timed blocks of at least S seconds each.\n"
     "\n"
     "options:\n"
-    "  --model M      linear_784_10, mlp_784_512_128_10, cnn_mnist, mlp_3072_1536_128_10\n"
-    "                 (repeatable; default: all four)\n"
-    "  --batch B      examples per step (default 256)\n"
-    "  --threads T    BLAS threads (default: the number of cores)\n"
-    "  --seconds S    minimum length of a timed block (default 0.3)\n"
-    "  --repeats R    timed blocks per measurement (default 5)\n"
-    "  --json         one JSON object per line instead of the table\n";
+    "  --model M          linear_784_10, mlp_784_512_128_10, cnn_mnist,\n"
+    "                     mlp_3072_1536_128_10 (repeatable; default: all four)\n"
+    "  --batch B          examples per step (default 256)\n"
+    "  --threads T        BLAS threads (default: the number of cores)\n"
+    "  --seconds S        minimum length of a timed block (default 0.3)\n"
+    "  --repeats R        timed blocks per measurement (default 5)\n"
+    "  --dplis-samples K  DPlis's perturbed copies (default 10; 0 leaves DPlis out)\n"
+    "  --json             one JSON object per line instead of the table\n";
 
 typedef struct bench_model {
     const char *name;     /* bench name */
@@ -61,7 +68,7 @@ static const bench_model MODELS[] = {
 
 typedef struct bench_opts {
     size_t batch;
-    int threads, repeats, json;
+    int threads, repeats, json, dplis_k;
     double seconds;
 } bench_opts;
 
@@ -123,67 +130,85 @@ typedef struct step_ctx {
     dp_smoother *smooth;  /* DP-LSSGD: one per parameter tensor (weights, biases) */
     size_t *smooth_off;   /* where each tensor starts in the flat parameters */
     size_t n_smooth;
+    dp_model_smooth dplis; /* DPlis: the workspace of its K copies (K >= 1) */
+    int dplis_k;
+    dp_rng perturb;       /* DPlis's perturbations */
 } step_ctx;
 
-/* One step. mode 0: SGD; 1: DP-SGD (clip to 1, noise multiplier 1.1); 2: DP-LSSGD, the
- * DP-SGD gradient smoothed by A_1^{-1} per parameter tensor (DP-LSSGD Alg. 1, applied to
- * each flattened tensor as its TensorFlow implementation does). */
+enum { MODE_SGD, MODE_DP_SGD, MODE_DP_LSSGD, MODE_DPLIS };
+
+/* One step. SGD; DP-SGD (clip to 1, noise multiplier 1.1); DP-LSSGD, the DP-SGD gradient
+ * smoothed by A_1^{-1} per parameter tensor (DP-LSSGD Alg. 1, applied to each flattened
+ * tensor as its TensorFlow implementation does); DPlis (Alg. 2: the gradient averaged
+ * over K perturbed copies, clipped, then DP-SGD's noise). */
 static void step(step_ctx *s, int mode)
 {
-    int dp = mode >= 1;
-    const double lr = 1e-3, clip = 1.0, sigma = 1.1;
+    const double lr = 1e-3, clip = 1.0, sigma = 1.1, radius = 10.0;
     memset(s->grad, 0, s->m.n_params * sizeof *s->grad);
-    if (dp) {
-        dp_model_clipped_grad(&s->m, s->x, s->y, s->batch, clip, s->grad, NULL);
-        dp_rng_add_gaussian_par(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads);
-        if (mode == 2)
-            for (size_t t = 0; t < s->n_smooth; t++)
-                dp_smoother_execute(&s->smooth[t], s->grad + s->smooth_off[t]);
-    } else {
-        dp_model_loss_grad(&s->m, s->x, s->y, s->batch, s->grad);
+    switch (mode) {
+    case MODE_SGD: dp_model_loss_grad(&s->m, s->x, s->y, s->batch, s->grad); break;
+    case MODE_DPLIS:
+        dp_model_smoothed_clipped_grad(&s->m, &s->dplis, s->x, s->y, s->batch, clip,
+                                       s->dplis_k, radius * lr * sigma * clip / (double)s->batch,
+                                       &s->perturb, s->grad, NULL);
+        break;
+    default: dp_model_clipped_grad(&s->m, s->x, s->y, s->batch, clip, s->grad, NULL); break;
     }
+    if (mode != MODE_SGD)
+        dp_rng_add_gaussian_par(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads);
+    if (mode == MODE_DP_LSSGD)
+        for (size_t t = 0; t < s->n_smooth; t++)
+            dp_smoother_execute(&s->smooth[t], s->grad + s->smooth_off[t]);
     dp_axpy(s->m.params, -lr / (double)s->batch, s->grad, s->m.n_params);
 }
 
 /* Examples/s of one block of steps lasting at least o->seconds. */
-static double block_rate(step_ctx *s, int dp, const bench_opts *o)
+static double block_rate(step_ctx *s, int mode, const bench_opts *o)
 {
     double t0 = progress_now();
     long steps = 0;
     do {
-        step(s, dp);
+        step(s, mode);
         steps++;
     } while (progress_now() - t0 < o->seconds);
     return (double)steps * (double)s->batch / (progress_now() - t0);
 }
 
-/* SGD and DP-SGD blocks alternate, so both see the same machine conditions (a shared
- * machine drifts over seconds); the ratio is the median of the paired ratios. */
-static void step_rates(step_ctx *s, const bench_opts *o, double *sgd, double *dp, double *ratio,
-                       double *ls, double *ls_cost)
+/* The medians of one model's measurements. */
+typedef struct step_result {
+    double sgd, dp, ratio;   /* examples/s; DP-SGD's over SGD's */
+    double ls, ls_cost;      /* DP-LSSGD examples/s; its extra time over DP-SGD's */
+    double dplis, dplis_x;   /* DPlis examples/s; its time over DP-SGD's (NAN: not run) */
+} step_result;
+
+/* The modes' blocks alternate, so all see the same machine conditions (a shared machine
+ * drifts over seconds); each ratio is the median of the ratios of blocks run back to
+ * back. */
+static void step_rates(step_ctx *s, const bench_opts *o, step_result *res)
 {
-    double a[64], b[64], c[64], q[64], lq[64];
-    int reps = o->repeats < 64 ? o->repeats : 64;
-    for (int w = 0; w < 2; w++) {
-        step(s, 0);
-        step(s, 1);
-        step(s, 2);
-    }
+    double a[64], b[64], c[64], d[64], q[64], lq[64], dq[64];
+    int reps = o->repeats < 64 ? o->repeats : 64, modes = s->dplis_k > 0 ? 4 : 3;
+    for (int w = 0; w < 2; w++)
+        for (int mode = 0; mode < modes; mode++) step(s, mode);
     for (int r = 0; r < reps; r++) {
-        a[r] = block_rate(s, 0, o);
-        b[r] = block_rate(s, 1, o);
-        c[r] = block_rate(s, 2, o);
+        a[r] = block_rate(s, MODE_SGD, o);
+        b[r] = block_rate(s, MODE_DP_SGD, o);
+        c[r] = block_rate(s, MODE_DP_LSSGD, o);
+        d[r] = modes > 3 ? block_rate(s, MODE_DPLIS, o) : NAN;
         q[r] = b[r] / a[r];
         lq[r] = b[r] / c[r] - 1.0; /* extra time of smoothing relative to the DP-SGD step */
+        dq[r] = b[r] / d[r];       /* a DPlis step's time in DP-SGD steps */
     }
-    *sgd = median(a, reps);
-    *dp = median(b, reps);
-    *ratio = median(q, reps);
-    *ls = median(c, reps);
-    *ls_cost = median(lq, reps);
+    res->sgd = median(a, reps);
+    res->dp = median(b, reps);
+    res->ratio = median(q, reps);
+    res->ls = median(c, reps);
+    res->ls_cost = median(lq, reps);
+    res->dplis = modes > 3 ? median(d, reps) : NAN;
+    res->dplis_x = modes > 3 ? median(dq, reps) : NAN;
 }
 
-static int build(step_ctx *s, const bench_model *bm, size_t batch, dp_err *err)
+static int build(step_ctx *s, const bench_model *bm, size_t batch, int dplis_k, dp_err *err)
 {
     memset(s, 0, sizeof *s);
     int rc;
@@ -222,6 +247,9 @@ static int build(step_ctx *s, const bench_model *bm, size_t batch, dp_err *err)
             s->smooth_off[s->n_smooth++] = offs[t];
         }
     }
+    dp_rng_init(&s->perturb, 7, DP_STREAM_ALGO);
+    s->dplis_k = dplis_k;
+    if (dplis_k > 0 && (rc = dp_model_smooth_init(&s->dplis, &s->m, dplis_k, err))) return rc;
     return 0;
 }
 
@@ -230,6 +258,7 @@ static void destroy(step_ctx *s)
     for (size_t t = 0; s->smooth && t < s->n_smooth; t++) dp_smoother_destroy(&s->smooth[t]);
     free(s->smooth);
     free(s->smooth_off);
+    dp_model_smooth_destroy(&s->dplis);
     dp_model_destroy(&s->m);
     free(s->x);
     free(s->y);
@@ -242,10 +271,11 @@ int cli_bench(int argc, char **argv)
         {"model", required_argument, 0, 'm'},   {"batch", required_argument, 0, 'b'},
         {"threads", required_argument, 0, 't'}, {"seconds", required_argument, 0, 's'},
         {"repeats", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
+        {"dplis-samples", required_argument, 0, 'k'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     bench_opts o = {.batch = 256, .threads = cores > 0 ? (int)cores : 1, .repeats = 5,
-                    .seconds = 0.3, .json = 0};
+                    .seconds = 0.3, .json = 0, .dplis_k = 10};
     int want[N_MODELS] = {0}, any = 0, c;
     optind = 1;
     opterr = 0;
@@ -287,6 +317,13 @@ int cli_bench(int argc, char **argv)
             o.repeats = (int)r;
             break;
         }
+        case 'k': {
+            long k = strtol(optarg, &end, 10);
+            if (*end || k < 0 || k > 1000)
+                return cli_usage_error("bench", "--dplis-samples takes 0..1000, got '%s'", optarg);
+            o.dplis_k = (int)k;
+            break;
+        }
         case 'j': o.json = 1; break;
         case 'h': fputs(BENCH_HELP, stdout); return EXIT_OK;
         case ':': return cli_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
@@ -308,8 +345,12 @@ int cli_bench(int argc, char **argv)
         printf("dperm bench: batch %zu, BLAS kernels %s, %d threads; medians of %d blocks of "
                ">= %.2g s\n", o.batch, dp_blas_corename(), o.threads, o.repeats, o.seconds);
         printf("GEMM 1024^3: dgemm %.1f GFLOP/s, sgemm %.1f GFLOP/s\n\n", dg, sg);
-        printf("%-22s %10s %12s %12s %6s %12s %9s\n", "model", "params", "sgd ex/s",
+        char dplis_col[32];
+        snprintf(dplis_col, sizeof dplis_col, "dplis_k%d ex/s", o.dplis_k);
+        printf("%-22s %10s %12s %12s %6s %12s %9s", "model", "params", "sgd ex/s",
                "dp_sgd ex/s", "ratio", "dp_lssgd", "smoothing");
+        if (o.dplis_k > 0) printf(" %15s %9s", dplis_col, "x dp_sgd");
+        printf("\n");
     }
     fflush(stdout);
     for (size_t k = 0; k < N_MODELS; k++) {
@@ -317,25 +358,31 @@ int cli_bench(int argc, char **argv)
         step_ctx s;
         dp_err err;
         dp_err_clear(&err);
-        int brc = build(&s, &MODELS[k], o.batch, &err);
+        int brc = build(&s, &MODELS[k], o.batch, o.dplis_k, &err);
         s.threads = o.threads;
         if (brc) {
             destroy(&s);
             cli_print_error(&err);
             return EXIT_USAGE;
         }
-        double sgd, dp, ratio, ls, ls_cost;
-        step_rates(&s, &o, &sgd, &dp, &ratio, &ls, &ls_cost);
+        step_result res;
+        step_rates(&s, &o, &res);
         if (o.json) {
             printf("{\"model\": \"%s\", \"mode\": \"sgd\", \"batch\": %zu, \"examples_per_s\": %.1f}\n",
-                   MODELS[k].name, o.batch, sgd);
+                   MODELS[k].name, o.batch, res.sgd);
             printf("{\"model\": \"%s\", \"mode\": \"dp_sgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
-                   "\"ratio_to_sgd\": %.3f}\n", MODELS[k].name, o.batch, dp, ratio);
+                   "\"ratio_to_sgd\": %.3f}\n", MODELS[k].name, o.batch, res.dp, res.ratio);
             printf("{\"model\": \"%s\", \"mode\": \"dp_lssgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
-                   "\"smoothing_cost\": %.3f}\n", MODELS[k].name, o.batch, ls, ls_cost);
+                   "\"smoothing_cost\": %.3f}\n", MODELS[k].name, o.batch, res.ls, res.ls_cost);
+            if (o.dplis_k > 0)
+                printf("{\"model\": \"%s\", \"mode\": \"dplis\", \"samples\": %d, \"batch\": %zu, "
+                       "\"examples_per_s\": %.1f, \"cost_vs_dp_sgd\": %.3f}\n", MODELS[k].name,
+                       o.dplis_k, o.batch, res.dplis, res.dplis_x);
         } else {
-            printf("%-22s %10zu %12.0f %12.0f %6.2f %12.0f %+8.1f%%\n", MODELS[k].name,
-                   s.m.n_params, sgd, dp, ratio, ls, 100.0 * ls_cost);
+            printf("%-22s %10zu %12.0f %12.0f %6.2f %12.0f %+8.1f%%", MODELS[k].name,
+                   s.m.n_params, res.sgd, res.dp, res.ratio, res.ls, 100.0 * res.ls_cost);
+            if (o.dplis_k > 0) printf(" %15.0f %8.2fx", res.dplis, res.dplis_x);
+            printf("\n");
         }
         fflush(stdout);
         destroy(&s);

@@ -23,11 +23,15 @@ check "an unknown accountant exits 2 and lists the known" sh -c "[ $? = 2 ] && g
 "$DPERM" privacy sigma --epsilon 1e-9 --q 1 --steps 1000000 --delta 1e-5 2> "$WORK/err"
 check "an unreachable target exits 2 with one line" sh -c "[ $? = 2 ] && grep -q 'out of reach' '$WORK/err'"
 
-"$DPERM" bench --model linear_784_10 --seconds 0.02 --repeats 1 --json > "$WORK/bench" 2>&1
+"$DPERM" bench --model linear_784_10 --seconds 0.02 --repeats 1 --dplis-samples 2 --json > "$WORK/bench" 2>&1
 check "bench --json exits 0" [ $? = 0 ]
-check "bench reports dgemm, sgemm, sgd, dp_sgd and dp_lssgd lines" \
-  [ "$(jq -r '.kernel // .mode' "$WORK/bench" | sort | tr '\n' ' ')" = "dgemm dp_lssgd dp_sgd sgd sgemm " ]
+check "bench reports dgemm, sgemm, sgd, dp_sgd, dp_lssgd and dplis lines" \
+  [ "$(jq -r '.kernel // .mode' "$WORK/bench" | sort | tr '\n' ' ')" = "dgemm dp_lssgd dp_sgd dplis sgd sgemm " ]
 check "bench throughput is positive" sh -c "jq -e 'select(.examples_per_s) | .examples_per_s > 0 and .batch == 256' '$WORK/bench' | grep -qv false"
+check "bench's DPlis line has K = 2 and its cost against DP-SGD" \
+  jq -e 'select(.mode == "dplis") | .samples == 2 and .cost_vs_dp_sgd > 0' "$WORK/bench" > /dev/null
+"$DPERM" bench --model linear_784_10 --seconds 0.02 --repeats 1 --dplis-samples 0 --json > "$WORK/bench0" 2>&1
+check "bench --dplis-samples 0 leaves DPlis out" sh -c "! grep -q dplis '$WORK/bench0'"
 "$DPERM" bench --model nope 2>/dev/null
 check "bench with an unknown model exits 2" [ $? = 2 ]
 
