@@ -492,6 +492,28 @@ int agg_leaf_paths(json_t *const *recs, size_t n, agg_strs *out)
     return 0;
 }
 
+static int under_key(const char *path, const agg_strs *keys);
+
+int agg_shared_settings(json_t *const *recs, size_t n, const agg_strs *candidates,
+                        agg_strs *out)
+{
+    static const char *const SKIP[] = {"experiment", "paper", "description", "readout"};
+    agg_strs skip = {(char **)SKIP, sizeof SKIP / sizeof *SKIP, 0};
+    for (size_t c = 0; n && c < candidates->n; c++) {
+        const char *path = candidates->s[c];
+        if (under_key(path, &skip)) continue;
+        json_t *v = agg_config_get(recs[0], path);
+        int same = v != NULL;
+        for (size_t r = 1; r < n && same; r++) same = agg_value_equal(agg_config_get(recs[r], path), v);
+        if (!same) continue;
+        char *label = agg_value_label(v, "");
+        int rc = label ? agg_strs_pushf(out, "%s=%s", path, label) : DP_ENOMEM;
+        free(label);
+        if (rc) return DP_ENOMEM;
+    }
+    return 0;
+}
+
 static int under_key(const char *path, const agg_strs *keys)
 {
     for (size_t i = 0; i < keys->n; i++) {

@@ -161,6 +161,13 @@ int agg_key_numeric(const agg_key *k);
  * in first-seen order, appended to out. 0 or DP_ENOMEM. */
 int agg_leaf_paths(json_t *const *recs, size_t n, agg_strs *out);
 
+/* "path=value" (appended to out) for each candidate with one value in every record of
+ * recs[0..n) (present in each), skipping the document keys (experiment, paper,
+ * description) and readout.* (a read-out's position, not a setting): the settings a table
+ * or figure holds fixed. 0 or DP_ENOMEM. */
+int agg_shared_settings(json_t *const *recs, size_t n, const agg_strs *candidates,
+                        agg_strs *out);
+
 /* The candidates whose value differs between two records of the same group
  * (group[i] < n_groups is record i's group), skipping `seed`, the paths in `keys` and anything
  * under them: what a cell or a plotted point pools besides seeds. 0 or DP_ENOMEM. */

@@ -263,6 +263,20 @@ static void report_header(agg_buf *b, const char *dir, json_t *const *recs,
         exp = slash && slash[1] ? slash + 1 : dir;
     }
     agg_buf_printf(b, "# Report: %s\n\n", exp);
+    const char *desc = json_string_value(agg_config_get(recs[0], "description"));
+    const char *paper = json_string_value(agg_config_get(recs[0], "paper"));
+    if (desc || paper)
+        agg_buf_printf(b, "%s%s%s%s.\n\n", desc ? desc : "", desc && paper ? " (" : "",
+                       paper ? paper : "", desc && paper ? ")" : "");
+    /* The scale changes what the numbers mean (a quick run is not the paper's): say it. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sweep.json", dir);
+    json_t *sweep = json_load_file(path, 0, NULL);
+    const char *scale = json_string_value(json_object_get(sweep, "scale"));
+    if (scale)
+        agg_buf_printf(b, "Scale: %s (the experiment's `scales.%s`; the settings it fixed "
+                       "are listed under each table).\n\n", scale, scale);
+    json_decref(sweep);
     agg_buf_printf(b, "%zu run%s in runs.jsonl: %zu ok, %zu failed, %zu diverged.\n\n",
                    r->n_records, r->n_records == 1 ? "" : "s", r->n_ok, r->n_failed,
                    r->n_diverged);

@@ -345,7 +345,8 @@ int table_build(table_result *t, json_t *const *recs, size_t n, json_t *spec, si
         if (agg_strs_push(&keys, t->rows.s[p]) != 0) goto oom;
     if (t->cols && agg_strs_push(&keys, t->cols) != 0) goto oom;
     if (t->best_over && agg_strs_push(&keys, t->best_over) != 0) goto oom;
-    if (agg_pooled_paths(sel, n_sel, cell_of, nr * nc, &cands, &keys, &t->pooled) != 0)
+    if (agg_pooled_paths(sel, n_sel, cell_of, nr * nc, &cands, &keys, &t->pooled) != 0 ||
+        agg_shared_settings(sel, n_sel, &cands, &t->shared) != 0)
         goto oom;
     goto fail;   /* rc is 0: the common cleanup */
 oom:
@@ -396,6 +397,7 @@ void table_result_destroy(table_result *t)
     free(t->cells);
     agg_strs_destroy(&t->rows);
     agg_strs_destroy(&t->pooled);
+    agg_strs_destroy(&t->shared);
     ref_table_destroy(&t->ref);
     free(t->citation);
     memset(t, 0, sizeof *t);

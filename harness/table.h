@@ -58,6 +58,8 @@ typedef struct table_result {
     size_t n_runs_read;           /* read-out records (report_readouts.h): the runs they
                                      come from; 0 for a table of runs */
     agg_strs pooled;              /* config paths a cell pools besides seeds */
+    agg_strs shared;              /* "path=value" of the settings every run of the table
+                                     has (agg_shared_settings) */
     size_t k_min, k_max;          /* select: fewest and most configurations per cell */
     /* the paper */
     int has_ref;

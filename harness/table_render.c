@@ -176,6 +176,14 @@ static void notes(agg_strs *out, const table_result *t)
     else
         agg_strs_pushf(out, "Runs: %zu ok, %zu failed, %zu diverged. Cells: %s, %s.", t->n_ok,
                        t->n_failed, t->n_diverged, t->cell, agg_sentence(t->agg));
+    if (t->shared.n) { /* what the table holds fixed: the settings a reader needs */
+        agg_buf b;
+        agg_buf_init(&b);
+        for (size_t i = 0; i < t->shared.n; i++)
+            agg_buf_printf(&b, "%s%s", i ? ", " : "", t->shared.s[i]);
+        if (!b.oom) agg_strs_pushf(out, "Every run of this table: %s.", agg_buf_str(&b));
+        agg_buf_destroy(&b);
+    }
     if (t->fallback[0])
         agg_strs_pushf(out, "Data: some runs of this table used %s, so their numbers do not "
                        "reproduce the paper's experiment.", t->fallback);

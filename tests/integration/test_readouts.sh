@@ -4,7 +4,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 
 R="$FIX/readouts"
-"$DPERM" run "$R/mlp.yaml" --out "$WORK/ro" -j 2 -q 2> "$WORK/err"
+"$DPERM" run "$R/mlp.yaml" --scale small --out "$WORK/ro" -j 2 -q 2> "$WORK/err"
 check "read-out sweep runs" [ "$(jq -r .status "$WORK/ro/runs.jsonl" | sort -u)" = ok ]
 first=$(head -n 1 "$WORK/ro/runs.jsonl")
 check "a record carries one entry per read-out, in epoch order (epochs 1, 3; eps 1.9, 2.5 at 2, 4)" \
@@ -49,5 +49,8 @@ check "a table takes readout.epsilon_target as its columns (two runs per cell, n
   grep -q '| mlp | 1.998 ± 0.000 (n=2) | 2.552 ± 0.000 (n=2) |' "$md"
 check "a figure takes readout.epsilon as its x (4 points)" \
   [ "$(grep -cv '^#' "$WORK/ro/figures/acc_vs_eps.dat" | tr -d ' ')" -ge 4 ]
+check "a report states its scale" grep -q '^Scale: small ' "$md"
+check "a table states the settings every one of its runs has" \
+  grep -q '^Every run of this table: dataset.name=synthetic, .*algorithm.noise_multiplier=1.2' "$md"
 check "no warnings" [ ! -s "$WORK/err" ]
 finish
