@@ -44,10 +44,15 @@ void dp_to_float_scaled(float *dst, const double *src, double a, size_t n);
 double dp_to_float_sumsq(float *dst, const double *src, size_t n);
 /* dst (n) += src. */
 void dp_add_float(double *dst, const float *src, size_t n);
+/* dst (n) = src. */
+void dp_to_double(double *dst, const float *src, size_t n);
 /* sum of x[i]^2 in double, summed as dp_to_float_sumsq does. */
 double dp_sumsq(const double *x, size_t n);
 /* sum of x[i] y[i] over floats, each product and the sum in double. */
 double dp_dot_float(const float *x, const float *y, size_t n);
+/* sum of x[i] y[i] in double, summed as dp_sumsq does: for short vectors, where a BLAS
+ * call costs more than the products. */
+double dp_dot8(const double *x, const double *y, size_t n);
 
 /* 1 if every x[i] is finite, 0 otherwise (NaN/inf check at step boundaries). */
 int dp_all_finite(const double *x, size_t n);

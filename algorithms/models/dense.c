@@ -78,7 +78,7 @@ size_t dp_dense_input_grad_ws(size_t B, size_t I, size_t O)
 }
 
 void dp_dense_backward_input(double *dinp, float *ws, const double *dout, const float *wf,
-                             size_t B, size_t I, size_t O)
+                             size_t B, size_t I, size_t O, int add)
 {
     // dout is (B,O), wf (O,I), dinp (B,I); ws: df (B, <= DP_DENSE_SUM_LEN), gf (B,I)
     size_t qmax = min_sz(O, DP_DENSE_SUM_LEN);
@@ -87,7 +87,8 @@ void dp_dense_backward_input(double *dinp, float *ws, const double *dout, const 
         size_t qn = min_sz(DP_DENSE_SUM_LEN, O - q0);
         for (size_t i = 0; i < B; i++) dp_to_float(df + i * qn, dout + i * O + q0, qn);
         dp_sgemm(0, 0, B, I, qn, 1.0f, df, qn, wf + q0 * I, I, 0.0f, gf, I);
-        dp_add_float(dinp, gf, B * I);
+        if (add || q0 > 0) dp_add_float(dinp, gf, B * I);
+        else dp_to_double(dinp, gf, B * I);
     }
 }
 

@@ -38,10 +38,12 @@ void dp_dense_input(float *af, double *asq, const double *inp, size_t B, size_t 
 void dp_dense_forward(double *out, float *of, const float *af, const float *wf,
                       const double *b, size_t B, size_t I, size_t O);
 
-/* dinp (B,I) += dout wf;  dout (B,O). ws: dp_dense_input_grad_ws(B, I, O) floats. */
+/* dinp (B,I) += dout wf (add), or = dout wf (add == 0: overwrites, so the caller need not
+ * zero dinp, the one exception to "backward accumulates" besides the activations);
+ * dout (B,O). ws: dp_dense_input_grad_ws(B, I, O) floats. */
 size_t dp_dense_input_grad_ws(size_t B, size_t I, size_t O);
 void dp_dense_backward_input(double *dinp, float *ws, const double *dout, const float *wf,
-                             size_t B, size_t I, size_t O);
+                             size_t B, size_t I, size_t O, int add);
 
 /* Rows o0 .. o1-1 of the weight gradient of B examples, each example's scaled by c_i
  * (c (B), or NULL for ones; the product c_i dout_i in double, then rounded):

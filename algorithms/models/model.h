@@ -28,9 +28,10 @@
  * per-example norms run on its own thread with single-threaded BLAS (one small GEMM
  * split across BLAS threads scales badly, and the rest of a pass, conversions, im2col,
  * pooling, activations, the loss, does not run on BLAS threads at all). The weight
- * gradients are split too: a dense layer's by output rows over the whole chunk (lane j
- * forms rows j*O/L up to (j+1)*O/L of dW and db, no sum across lanes), a convolution's
- * by examples, each lane's into its own buffer, the buffers added in lane order.
+ * gradients are split too: a convolution's by examples, each lane's into its own buffer,
+ * the buffers added in lane order; a dense layer's the same way when it has few outputs,
+ * otherwise by output rows over the whole chunk (lane j forms rows j*O/L up to
+ * (j+1)*O/L of dW and db, no sum across lanes; model.c says when).
  * Threads: as many as the BLAS thread count in force (dp_blas_threads), at most one per
  * lane, and one for a chunk too small to repay a thread (model_run.c); the lanes of a
  * thread run in turn. Every result is computed by the same calls in the same order
@@ -88,11 +89,14 @@ typedef struct dp_layer {
     int pex_method;                /* DP_CONV_PEX_STORED, _DIRECT or _GRAM (see build) */
     double *pex_g;                 /* conv: (max_batch, n_w + n_b) per-example gradients
                                     * when they fit the budget, else NULL */
-    size_t lg_off;                 /* conv: its [w; b] in each lane's gradient buffer */
+    size_t lg_off;                 /* conv, dense split by examples: its [w; b] in each
+                                    * lane's gradient buffer */
     float *wf;                     /* dense: (units, in) the weights rounded to float by
                                     * each forward pass (its error pass uses them too) */
     float *af;                     /* dense: (max_batch, in) the chunk's inputs in float */
     double *asq;                   /* dense: (max_batch) their squared norms */
+    int split_rows;                /* dense: lanes split the weight gradient by output
+                                    * rows (else by examples, as a conv's) */
     size_t grad_rows;              /* dense: output rows per weight-gradient GEMM */
     dp_pool_shape pool;
     int *argmax;                   /* maxpool: (max_batch, out_size) */
@@ -115,14 +119,19 @@ typedef struct dp_model {
     size_t n_bufs;
     double **act, **dact;          /* (n_bufs): activation and error buffers */
     size_t *buf_size;              /* per-example size of each buffer */
-    unsigned char *pool_zeroes;    /* (n_bufs): a max-pool zeroes this buffer's errors */
+    unsigned char *err_filled;     /* (n_bufs): the layer reading this buffer writes its
+                                    * errors whole (a max-pool zeroes them example by
+                                    * example, a dense layer overwrites them), so the
+                                    * error pass need not zero them first */
     double *gbuf, *sq;             /* (lanes, n_gbuf) a conv [w; b] row per lane,
                                     * (max_batch) norms */
     size_t n_gbuf;                 /* the longest conv [w; b] */
-    size_t n_lgrad;                /* doubles of a lane's gradient: every conv's [w; b] */
-    double *lgrad;                 /* (lanes, n_lgrad) conv weight gradients of each lane */
+    size_t n_lgrad;                /* doubles of a lane's gradient: the [w; b] of every
+                                    * layer whose gradient the lanes split by examples */
+    double *lgrad;                 /* (lanes, n_lgrad) those gradients of each lane */
     float *lane_f[DP_MODEL_LANES]; /* each lane's float scratch (conv blocks, dense
                                     * products), shared by its layers in turn */
+    size_t n_lane_f;               /* floats of each */
     struct dp_lane_pool *pool;     /* the lanes' helper threads (model_run.c), or NULL */
     double *mem;                   /* one allocation behind all double workspaces */
     float *fmem;                   /* behind the float workspaces */
@@ -203,6 +212,7 @@ typedef struct dp_model_smooth_layer {
     float *af;        /* the copies' inputs in float (or NULL) */
     double *asq;      /* their squared norms (or NULL) */
     double *d, *g;    /* errors, per-example gradients of one layer (or NULL) */
+    size_t lg_off;    /* where its [w; b] sits in each lane's gradient lg */
 } dp_model_smooth_layer;
 
 typedef struct dp_model_smooth {
@@ -215,6 +225,9 @@ typedef struct dp_model_smooth {
     double *pert;              /* (n_params) theta + z_k */
     double *c, *tmp;           /* (chunk) norms / clip factors, scratch */
     double *ck;                /* (max_k, chunk) the clip factors once per copy */
+    size_t n_lg;               /* doubles of a lane's gradient lg: the non-shared dense
+                                * layers' [w; b] */
+    double *lg;                /* (lanes, n_lg) each lane's share of those, K > 1 */
     dp_model_smooth_layer *layer; /* (n_layers) */
     double *mem;
     float *fmem;

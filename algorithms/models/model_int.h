@@ -9,9 +9,10 @@
  *   backward  their loss and one top-down error pass, optionally adding each example's
  *             squared gradient norm; m->dact then holds every layer's output errors;
  *   grads     the weight gradients from those errors: a dense layer's rows of lane j
- *             over the whole chunk (straight into the caller's gradient), a
- *             convolution's sum over lane j's examples (into the lane's buffer, added in
- *             lane order by dp_model_lanes_add after the run).
+ *             over the whole chunk (straight into the caller's gradient), or, for a
+ *             dense layer with few outputs and a convolution, the sum over lane j's
+ *             examples (into the lane's buffer, added in lane order by
+ *             dp_model_lanes_add after the run).
  * pexgrad.c forms DP-SGD's clipped sum this way (the clip factors between the error pass
  * and the gradients); pexgrad_smooth.c runs K error passes and its own phases.
  */
@@ -55,14 +56,17 @@ void dp_model_lanes_stop(dp_model *m);
 void dp_model_set_input(dp_model *m, const double *x);
 
 /* The pieces of a phase for lane j of a chunk of B examples (see the top of the file).
- * forward reads the caller's x (the one given to dp_model_set_input); backward returns
+ * forward reads the caller's x (the one given to dp_model_set_input); same_input != 0
+ * promises that the last forward had this x too, so what comes before the first
+ * parameter layer (the input's copy, parameter-free layers) and a dense first layer's
+ * float inputs and norms are left as they are (the parameters may differ). backward returns
  * the summed loss of the lane's examples of labels y and, with sq != NULL, adds their
  * squared gradient norms to sq (B); grads adds to grad (n_params) the gradient of the
  * chunk's examples each scaled by c_i (c (B), or NULL for ones): rows of m->dact of a
  * non-STORED convolution with c_i != 1 are scaled in place, a STORED one sums its stored
  * gradients with weights c by one GEMV. */
 void dp_model_lane_weights(dp_model *m, int j);
-void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B);
+void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B, int same_input);
 double dp_model_lane_backward(dp_model *m, int j, const int *y, size_t B, double *sq);
 void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, const double *c);
 
@@ -70,8 +74,16 @@ void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, const doubl
  * patches and float outputs are those rows of the whole chunk's buffers. */
 dp_conv_ws *dp_model_lane_ws(dp_layer *l, int j, size_t lo);
 
-/* After a run whose lanes called dp_model_lane_grads: grad += each lane's convolution
- * gradients, in lane order. */
+/* Lane j's share of dense layer l's weight gradient from copies x B rows (copy k's
+ * examples are rows k B .. k B + B - 1 of the errors d, the factors c, or NULL for ones,
+ * and the float inputs af): split by rows, lane j's rows of dW and db over every row,
+ * into grad; split by examples, lane j's examples of every copy into its buffer. */
+void dp_model_lane_dense_grads(dp_model *m, int j, const dp_layer *l, double *grad,
+                               const double *d, const double *c, const float *af, size_t B,
+                               size_t copies);
+
+/* After a run whose lanes called dp_model_lane_grads: grad += each lane's gradients split
+ * by examples (convolutions, dense layers with few outputs), in lane order. */
 void dp_model_lanes_add(dp_model *m, size_t B, double *grad);
 
 #endif

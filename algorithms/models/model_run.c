@@ -18,9 +18,12 @@
 #include <assert.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/vec.h"
@@ -60,12 +63,15 @@ void dp_model_lane_weights(dp_model *m, int j)
     }
 }
 
-void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B)
+void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B, int same_input)
 {
     size_t in = m->in_size, lo = dp_lane_lo(B, m->lanes, j);
     size_t nb = dp_lane_lo(B, m->lanes, j + 1) - lo;
+    size_t first = 0; /* the first layer whose output depends on the parameters */
     if (nb == 0) return;
-    if (m->input_mode == 1) {
+    if (same_input) {
+        while (!m->layers[first].n_w) first++;
+    } else if (m->input_mode == 1) {
         memcpy(m->act[0] + lo * in, x + lo * in, nb * in * sizeof *x);
     } else if (m->input_mode == 2) {
         /* CHW -> HWC, example by example */
@@ -77,14 +83,15 @@ void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B)
                 for (size_t p = 0; p < HW; p++) dst[p * C + c] = src[c * HW + p];
         }
     }
-    for (size_t i = 0; i < m->n_layers; i++) {
+    for (size_t i = first; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
         const double *inp = dp_model_in(m, l) + lo * l->in_size;
         double *out = m->act[l->out_buf] + lo * l->out_size;
         switch (l->spec.kind) {
         case DP_LAYER_DENSE: {
             float *af = l->af + lo * l->in_size;
-            dp_dense_input(af, l->asq + lo, inp, nb, l->in_size);
+            if (!(same_input && i == first))
+                dp_dense_input(af, l->asq + lo, inp, nb, l->in_size);
             dp_dense_forward(out, m->lane_f[j], af, l->wf, l->b, nb, l->in_size, l->out_size);
             break;
         }
@@ -108,7 +115,7 @@ double dp_model_lane_backward(dp_model *m, int j, const int *y, size_t B, double
     const double *logits = dp_model_logits(m) + lo * top->out_size;
     double loss = dp_softmax_ce_forward(NULL, logits, y + lo, nb, m->n_classes);
     for (size_t b = 1; b < m->n_bufs; b++)
-        if (!m->pool_zeroes[b])
+        if (!m->err_filled[b])
             memset(m->dact[b] + lo * m->buf_size[b], 0, nb * m->buf_size[b] * sizeof *m->dact[b]);
     dp_softmax_ce_backward(m->dact[top->out_buf] + lo * top->out_size, logits, y + lo, nb,
                            m->n_classes);
@@ -121,9 +128,9 @@ double dp_model_lane_backward(dp_model *m, int j, const int *y, size_t B, double
         switch (l->spec.kind) {
         case DP_LAYER_DENSE:
             if (s) dp_dense_pex_sqnorm(s, dout, l->asq + lo, nb, l->out_size);
-            if (dinp)
+            if (dinp) /* overwritten: err_filled spared the zeroing */
                 dp_dense_backward_input(dinp, m->lane_f[j], dout, l->wf, nb, l->in_size,
-                                        l->out_size);
+                                        l->out_size, !m->err_filled[l->in_buf]);
             break;
         case DP_LAYER_CONV: {
             dp_conv_ws *ws = dp_model_lane_ws(l, j, lo);
@@ -162,23 +169,41 @@ double dp_model_lane_backward(dp_model *m, int j, const int *y, size_t B, double
     return loss;
 }
 
+void dp_model_lane_dense_grads(dp_model *m, int j, const dp_layer *l, double *grad,
+                               const double *d, const double *c, const float *af, size_t B,
+                               size_t copies)
+{
+    size_t I = l->in_size, O = l->out_size;
+    if (l->split_rows) {
+        dp_dense_backward_weights(grad + l->w_off, grad + l->b_off, m->lane_f[j], d, c, af,
+                                  copies * B, I, O, dp_lane_lo(O, m->lanes, j),
+                                  dp_lane_lo(O, m->lanes, j + 1), l->grad_rows);
+        return;
+    }
+    size_t lo = dp_lane_lo(B, m->lanes, j), nb = dp_lane_lo(B, m->lanes, j + 1) - lo;
+    if (nb == 0) return;
+    double *dw = m->lgrad + (size_t)j * m->n_lgrad + l->lg_off, *db = dw + l->n_w;
+    memset(dw, 0, (l->n_w + l->n_b) * sizeof *dw);
+    for (size_t k = 0; k < copies; k++) {
+        size_t r = k * B + lo;
+        dp_dense_backward_weights(dw, db, m->lane_f[j], d + r * O, c ? c + r : NULL,
+                                  af + r * I, nb, I, O, 0, O, l->grad_rows);
+    }
+}
+
 void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, const double *c)
 {
     size_t lo = dp_lane_lo(B, m->lanes, j), nb = dp_lane_lo(B, m->lanes, j + 1) - lo;
     double *lg = m->lgrad ? m->lgrad + (size_t)j * m->n_lgrad : NULL;
-    if (lg && nb) memset(lg, 0, m->n_lgrad * sizeof *lg);
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
         if (l->spec.kind == DP_LAYER_DENSE) {
-            size_t O = l->out_size;
-            dp_dense_backward_weights(grad + l->w_off, grad + l->b_off, m->lane_f[j],
-                                      m->dact[l->out_buf], c, l->af, B, l->in_size, O,
-                                      dp_lane_lo(O, m->lanes, j),
-                                      dp_lane_lo(O, m->lanes, j + 1), l->grad_rows);
+            dp_model_lane_dense_grads(m, j, l, grad, m->dact[l->out_buf], c, l->af, B, 1);
             continue;
         }
         if (l->spec.kind != DP_LAYER_CONV || nb == 0) continue;
         double *dw = lg + l->lg_off, *db = dw + l->n_w;
+        memset(dw, 0, (l->n_w + l->n_b) * sizeof *dw);
         if (c && l->pex_method == DP_CONV_PEX_STORED) {
             /* [dw; db] += c^T G: one GEMV over the stored gradients */
             size_t row = l->n_w + l->n_b;
@@ -202,7 +227,8 @@ void dp_model_lanes_add(dp_model *m, size_t B, double *grad)
         const double *lg = m->lgrad + (size_t)j * m->n_lgrad;
         for (size_t i = 0; i < m->n_layers; i++) {
             const dp_layer *l = &m->layers[i];
-            if (l->spec.kind == DP_LAYER_CONV)
+            if (l->spec.kind == DP_LAYER_CONV ||
+                (l->spec.kind == DP_LAYER_DENSE && !l->split_rows))
                 dp_axpy(grad + l->w_off, 1.0, lg + l->lg_off, l->n_w + l->n_b);
         }
     }
@@ -210,26 +236,102 @@ void dp_model_lanes_add(dp_model *m, size_t B, double *grad)
 
 // ---- lanes on threads -----------------------------------------------------------------------
 
-/* A barrier among the threads of one run. */
-typedef struct lane_sync {
+/* How long a thread spins: without yielding at first; then yielding, at a barrier (the
+ * other lane is working, a phase takes tens of microseconds or more) and by a helper
+ * between runs (linear_784_10's serial noise and update take 40 us, which a helper that
+ * went to sleep after 20 us paid for with a wake-up: 1.2M against 1.45M examples/s). */
+#define DP_SPIN_BUSY_US 5.0
+#define DP_SPIN_BARRIER_US 100.0
+#define DP_SPIN_IDLE_US 60.0
+
+/* An event threads wait for: a count that a post moves on. A waiter spins on the count
+ * for up to spin_us microseconds before it sleeps on the condition variable, and a post
+ * takes the system call of a wake-up only when someone sleeps: on this project's
+ * machines (a KVM guest) a futex wake-up costs 5-10 us, a fifth of a phase of
+ * linear_784_10, and was 18% of its profile. */
+typedef struct lane_event {
+    atomic_uint seq;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int n, waiting;
-    unsigned gen;
+    int sleepers; /* under mu */
+} lane_event;
+
+static void event_init(lane_event *e)
+{
+    atomic_init(&e->seq, 0u);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    e->sleepers = 0;
+}
+
+static void event_destroy(lane_event *e)
+{
+    pthread_cond_destroy(&e->cv);
+    pthread_mutex_destroy(&e->mu);
+}
+
+static double mono_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Return once e->seq differs from seen. After the first DP_SPIN_BUSY_US the spin yields
+ * the core at every turn, so a thread that wants it (the noise's, a lane's own partner,
+ * another process on a busy machine) gets it: spinning without yielding halved
+ * linear_784_10's rate when another job held one of the two cores. */
+static void event_wait(lane_event *e, unsigned seen, double spin_us)
+{
+    if (atomic_load_explicit(&e->seq, memory_order_acquire) != seen) return;
+    double t0 = mono_us(), t;
+    do {
+        for (int i = 0; i < 64; i++) {
+            if (atomic_load_explicit(&e->seq, memory_order_acquire) != seen) return;
+            cpu_relax();
+        }
+        t = mono_us() - t0;
+        if (t > DP_SPIN_BUSY_US) sched_yield();
+    } while (t < spin_us);
+    pthread_mutex_lock(&e->mu);
+    e->sleepers++;
+    while (atomic_load_explicit(&e->seq, memory_order_acquire) == seen)
+        pthread_cond_wait(&e->cv, &e->mu);
+    e->sleepers--;
+    pthread_mutex_unlock(&e->mu);
+}
+
+static void event_post(lane_event *e)
+{
+    pthread_mutex_lock(&e->mu); /* so a waiter between its test and its sleep is seen */
+    atomic_fetch_add_explicit(&e->seq, 1u, memory_order_release);
+    if (e->sleepers) pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* A barrier among the n threads of one run. */
+typedef struct lane_sync {
+    lane_event ev;
+    atomic_int arrived;
+    int n;
 } lane_sync;
 
 static void sync_wait(lane_sync *s)
 {
-    pthread_mutex_lock(&s->mu);
-    unsigned gen = s->gen;
-    if (++s->waiting == s->n) {
-        s->waiting = 0;
-        s->gen++;
-        pthread_cond_broadcast(&s->cv);
+    unsigned seen = atomic_load_explicit(&s->ev.seq, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&s->arrived, 1, memory_order_acq_rel) + 1 == s->n) {
+        atomic_store_explicit(&s->arrived, 0, memory_order_relaxed);
+        event_post(&s->ev);
     } else {
-        while (gen == s->gen) pthread_cond_wait(&s->cv, &s->mu);
+        event_wait(&s->ev, seen, DP_SPIN_BARRIER_US);
     }
-    pthread_mutex_unlock(&s->mu);
 }
 
 /* One thread's share of a run. */
@@ -251,10 +353,9 @@ static void lane_worker(const lane_thread *t)
 }
 
 /* The model's helper threads, started by its first run on several threads and kept
- * until dp_model_destroy: waking a waiting thread costs about 3 us on this project's
- * machines, starting one 33 us, which was 15% of a DP-SGD step of linear_784_10. An
- * idle helper waits on a condition variable, never spins, so it takes no time from the
- * noise's threads between runs. */
+ * until dp_model_destroy: starting a thread costs about 33 us on this project's machines
+ * (15% of a DP-SGD step of linear_784_10). Between runs a helper spins a little, then
+ * sleeps. */
 typedef struct pool_arg {
     struct dp_lane_pool *pool;
     int t;        /* helper t */
@@ -262,14 +363,12 @@ typedef struct pool_arg {
 } pool_arg;
 
 struct dp_lane_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
+    lane_event go, done;       /* a run posted; every helper through with it */
     pthread_t tid[DP_MODEL_LANES];
     pool_arg arg[DP_MODEL_LANES];
     int n;                     /* helpers running */
-    unsigned gen;              /* runs posted */
-    int busy;                  /* helpers still in the current run */
-    int quit;
+    atomic_int busy;           /* helpers still in the current run */
+    atomic_int quit;
     pid_t pid;                 /* the process whose threads these are */
     const lane_thread *work;   /* the current run: helper t takes work[t + 1] */
 };
@@ -278,22 +377,16 @@ static void *pool_main(void *arg)
 {
     const pool_arg *a = arg;
     struct dp_lane_pool *p = a->pool;
-    int t = a->t;
-    pthread_mutex_lock(&p->mu);
-    unsigned seen = a->gen;
-    for (;;) {
-        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit) break;
-        seen = p->gen;
-        const lane_thread *w = &p->work[t + 1];
-        pthread_mutex_unlock(&p->mu);
-        lane_worker(w);
-        pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0) pthread_cond_signal(&p->done);
+    for (unsigned seen = a->gen;; seen++) {
+        event_wait(&p->go, seen, DP_SPIN_IDLE_US);
+        if (atomic_load_explicit(&p->quit, memory_order_acquire)) break;
+        lane_worker(&p->work[a->t + 1]);
+        if (atomic_fetch_sub_explicit(&p->busy, 1, memory_order_acq_rel) == 1)
+            event_post(&p->done);
     }
-    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
+
 /* m's pool with up to want helpers started (fewer when a thread cannot start), or NULL
  * when out of memory. A pool inherited through fork() has no threads in the child and is
  * left alone (dperm builds its models after forking). */
@@ -303,14 +396,15 @@ static struct dp_lane_pool *pool_get(dp_model *m, int want)
     if (p && p->pid != getpid()) p = m->pool = NULL;
     if (!p) {
         if (!(p = calloc(1, sizeof *p))) return NULL;
-        pthread_mutex_init(&p->mu, NULL);
-        pthread_cond_init(&p->go, NULL);
-        pthread_cond_init(&p->done, NULL);
+        event_init(&p->go);
+        event_init(&p->done);
+        atomic_init(&p->busy, 0);
+        atomic_init(&p->quit, 0);
         p->pid = getpid();
         m->pool = p;
     }
     while (p->n < want) {
-        p->arg[p->n] = (pool_arg){p, p->n, p->gen};
+        p->arg[p->n] = (pool_arg){p, p->n, atomic_load(&p->go.seq)};
         if (pthread_create(&p->tid[p->n], NULL, pool_main, &p->arg[p->n]) != 0) break;
         p->n++;
     }
@@ -322,14 +416,11 @@ void dp_model_lanes_stop(dp_model *m)
     struct dp_lane_pool *p = m->pool;
     m->pool = NULL;
     if (!p || p->pid != getpid()) return;
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
+    atomic_store_explicit(&p->quit, 1, memory_order_release);
+    event_post(&p->go);
     for (int t = 0; t < p->n; t++) pthread_join(p->tid[t], NULL);
-    pthread_cond_destroy(&p->done);
-    pthread_cond_destroy(&p->go);
-    pthread_mutex_destroy(&p->mu);
+    event_destroy(&p->done);
+    event_destroy(&p->go);
     free(p);
 }
 
@@ -340,31 +431,28 @@ void dp_model_run_lanes(dp_model *m, size_t B, int phases, dp_lane_fn fn, void *
     struct dp_lane_pool *p = T > 1 ? pool_get(m, T - 1) : NULL;
     int helpers = p ? p->n : 0, U = 1 + (helpers < T - 1 ? helpers : T - 1);
     lane_thread th[DP_MODEL_LANES];
-    lane_sync sync = {.n = U};
+    lane_sync sync;
+    sync.n = U;
     if (U > 1) {
-        pthread_mutex_init(&sync.mu, NULL);
-        pthread_cond_init(&sync.cv, NULL);
+        event_init(&sync.ev);
+        atomic_init(&sync.arrived, 0);
     }
     for (int t = 0; t <= helpers; t++) { /* helpers past U sit this run out */
         th[t] = (lane_thread){fn, ctx, t < U ? phases : 0, L, 0, U > 1 ? &sync : NULL};
         for (int j = t; t < U && j < L; j += U) th[t].mask |= 1u << j;
     }
     if (blas > 1) dp_blas_set_threads(1);
+    unsigned done = 0;
     if (U > 1) {
-        pthread_mutex_lock(&p->mu);
         p->work = th;
-        p->busy = helpers;
-        p->gen++;
-        pthread_cond_broadcast(&p->go);
-        pthread_mutex_unlock(&p->mu);
+        atomic_store_explicit(&p->busy, helpers, memory_order_relaxed);
+        done = atomic_load_explicit(&p->done.seq, memory_order_acquire);
+        event_post(&p->go);
     }
     lane_worker(&th[0]);
     if (U > 1) {
-        pthread_mutex_lock(&p->mu);
-        while (p->busy > 0) pthread_cond_wait(&p->done, &p->mu);
-        pthread_mutex_unlock(&p->mu);
-        pthread_cond_destroy(&sync.cv);
-        pthread_mutex_destroy(&sync.mu);
+        event_wait(&p->done, done, DP_SPIN_BARRIER_US);
+        event_destroy(&sync.ev);
     }
     if (blas > 1) dp_blas_set_threads(blas);
 }
@@ -393,7 +481,7 @@ static void chunk_phase(void *ctx, int phase, int j)
         if (job->convert) dp_model_lane_weights(job->m, j);
         break;
     case PH_PASS:
-        if (job->x) dp_model_lane_forward(job->m, j, job->x, job->B);
+        if (job->x) dp_model_lane_forward(job->m, j, job->x, job->B, 0);
         if (job->y) job->loss[j] = dp_model_lane_backward(job->m, j, job->y, job->B, NULL);
         break;
     case PH_GRADS:

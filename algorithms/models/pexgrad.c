@@ -13,11 +13,11 @@
  *      errors (no weight gradient) and adds each example's squared norm layer by layer:
  *      dense ||delta_i||^2 (||a_i||^2 + 1), conv by its exact per-example method;
  *   3. c_i = min(1, C / ||g_i||) from the summed squares, each lane for its examples;
- *   4. the weight gradients on errors scaled by c_i (dense: each lane's rows of dW over
- *      the whole chunk, the scaling inside dense.c's product; conv: one GEMM per im2col
- *      block on rows scaled in place), so sum_i c_i g_i costs what the plain gradient
- *      costs; a conv layer whose per-example gradients were stored in phase 2 (STORED)
- *      instead adds c^T G with one GEMV.
+ *   4. the weight gradients on errors scaled by c_i (dense: each lane's share of dW, the
+ *      scaling inside dense.c's product; conv: one GEMM per im2col block on rows scaled
+ *      in place), so sum_i c_i g_i costs what the plain gradient costs; a conv layer
+ *      whose per-example gradients were stored in phase 2 (STORED) instead adds c^T G
+ *      with one GEMV.
  * Extra work over a plain step: the norms (O(B (I + O)) for a dense layer; for a conv
  * the per-example products of conv.c, which STORED reuses) and the factors; nothing is
  * allocated. With C = inf every c_i is 1, the factors are not applied, and the result is
@@ -59,7 +59,7 @@ static void clip_phase(void *ctx, int phase, int j)
         break;
     case PH_PASS:
         memset(job->sq + lo, 0, (hi - lo) * sizeof *job->sq);
-        dp_model_lane_forward(m, j, job->x, job->B);
+        dp_model_lane_forward(m, j, job->x, job->B, 0);
         job->loss[j] = dp_model_lane_backward(m, j, job->y, job->B, job->sq);
         break;
     case PH_CLIP: {

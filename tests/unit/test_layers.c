@@ -170,12 +170,17 @@ START_TEST(test_dense_float)
         ck_assert_msg(rel_err(out, ref, B * O) <= DENSE_TOL, "forward %zux%zux%zu: %g", B, I,
                       O, rel_err(out, ref, B * O));
 
-        /* errors of the input accumulate into dinp */
+        /* errors of the input accumulate into dinp, or overwrite it */
         double *dx = gauss(&r, B * I, 1), *dxr = malloc(B * I * sizeof *dxr);
         memcpy(dxr, dx, B * I * sizeof *dx);
-        dp_dense_backward_input(dx, ws, R, wf, B, I, O);
+        dp_dense_backward_input(dx, ws, R, wf, B, I, O, 1);
         dp_dense_backward_ref(dxr, NULL, NULL, R, x, w, B, I, O);
         ck_assert_msg(rel_err(dx, dxr, B * I) <= DENSE_TOL, "dinp %zux%zux%zu: %g", B, I, O,
+                      rel_err(dx, dxr, B * I));
+        for (size_t k = 0; k < B * I; k++) dx[k] = NAN, dxr[k] = 0.0;
+        dp_dense_backward_input(dx, ws, R, wf, B, I, O, 0);
+        dp_dense_backward_ref(dxr, NULL, NULL, R, x, w, B, I, O);
+        ck_assert_msg(rel_err(dx, dxr, B * I) <= DENSE_TOL, "dinp = %zux%zux%zu: %g", B, I, O,
                       rel_err(dx, dxr, B * I));
 
         /* weight gradient: every row at once, and in row ranges of blocks of 2 rows; with

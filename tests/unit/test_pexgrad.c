@@ -157,6 +157,19 @@ START_TEST(test_mlp)
 }
 END_TEST
 
+START_TEST(test_mlp_split_examples)
+{
+    /* few outputs at a large max_batch: both dense gradients split by examples */
+    dp_model m;
+    int hid[1] = {7};
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 1, "tanh", 1, 4, 5, 6, 200, 1, NULL),
+                     DP_OK);
+    ck_assert(!m.layers[1].split_rows && !m.layers[3].split_rows);
+    check_model(&m, 13, 112, FLOAT_TOL);
+    dp_model_destroy(&m);
+}
+END_TEST
+
 START_TEST(test_mlp_chunks)
 {
     /* B = 13 over max_batch 4: four chunks, the last one short */
@@ -231,19 +244,19 @@ END_TEST
 // ---- pex-3: lanes -----------------------------------------------------------------------------
 
 /* The plain and clipped gradients, the norms and the losses of m are the same bits
- * whether its two lanes run on one thread or two (model.h, Lanes), for 13 examples in
- * chunks of 8 and 5 (lanes of 4 + 4, then 2 + 3). */
-static void check_threads(dp_model *m, uint64_t seed)
+ * whether its two lanes run on one thread or two (model.h, Lanes), for B examples (13:
+ * in chunks of 8 and 5 at max_batch 8, lanes of 4 + 4, then 2 + 3). */
+static void check_threads(dp_model *m, size_t B, uint64_t seed)
 {
-    enum { B = 13 };
     size_t P = m->n_params;
     batch b = make_batch(m, B, seed);
     int saved = dp_blas_threads();
-    double *g[2], *s[2], sq[2][B], loss[2], closs[2];
+    double *g[2], *s[2], *sq[2], loss[2], closs[2];
     for (int t = 0; t < 2; t++) {
         dp_blas_set_threads(t + 1);
         g[t] = calloc(P, sizeof *g[t]), s[t] = calloc(P, sizeof *s[t]);
-        ck_assert(g[t] && s[t]);
+        sq[t] = calloc(B, sizeof *sq[t]);
+        ck_assert(g[t] && s[t] && sq[t]);
         loss[t] = dp_model_loss_grad(m, b.x, b.y, B, g[t]);
         closs[t] = dp_model_clipped_grad(m, b.x, b.y, B, 0.5, s[t], sq[t]);
     }
@@ -252,8 +265,8 @@ static void check_threads(dp_model *m, uint64_t seed)
     ck_assert_mem_eq(&closs[0], &closs[1], sizeof closs[0]);
     ck_assert_mem_eq(g[0], g[1], P * sizeof *g[0]);
     ck_assert_mem_eq(s[0], s[1], P * sizeof *s[0]);
-    ck_assert_mem_eq(sq[0], sq[1], sizeof sq[0]);
-    for (int t = 0; t < 2; t++) free(g[t]), free(s[t]);
+    ck_assert_mem_eq(sq[0], sq[1], B * sizeof *sq[0]);
+    for (int t = 0; t < 2; t++) free(g[t]), free(s[t]), free(sq[t]);
     free_batch(&b);
 }
 
@@ -265,9 +278,9 @@ START_TEST(test_lanes_threads)
                                           NULL),
                      DP_OK);
     ck_assert_int_eq(m.lanes, DP_MODEL_LANES);
-    check_threads(&m, 109);
+    check_threads(&m, 13, 109);
     test_conv_small_blocks(&m);
-    check_threads(&m, 109);
+    check_threads(&m, 13, 109);
     dp_model_destroy(&m);
 }
 END_TEST
@@ -283,7 +296,21 @@ START_TEST(test_lanes_threads_mlp)
                                           NULL),
                      DP_OK);
     ck_assert_uint_ge(5 * m.n_params, (size_t)1 << 20);
-    check_threads(&m, 110);
+    check_threads(&m, 13, 110);
+    dp_model_destroy(&m);
+}
+END_TEST
+
+/* linear_784_10 at batch 256 (flatten, dense 10): its few outputs split the weight
+ * gradient between the lanes by examples (model.c); 300 examples: a chunk of 256 on two
+ * threads, then one of 44 on one. */
+START_TEST(test_lanes_threads_linear)
+{
+    dp_model m;
+    dp_layer_spec layers[2] = {{.kind = DP_LAYER_FLATTEN}, {.kind = DP_LAYER_DENSE, .units = 10}};
+    ck_assert_int_eq(dp_model_build(&m, layers, 2, 1, 28, 28, 10, 256, 4, NULL), DP_OK);
+    ck_assert(!m.layers[1].split_rows);
+    check_threads(&m, 300, 111);
     dp_model_destroy(&m);
 }
 END_TEST
@@ -301,6 +328,7 @@ static Suite *pexgrad_suite(void)
     Suite *s = suite_create("pexgrad");
     suite_add_tcase(s, tcase("pex-1.1", test_mlp));
     suite_add_tcase(s, tcase("pex-1.2", test_mlp_chunks));
+    suite_add_tcase(s, tcase("pex-1.3", test_mlp_split_examples));
     suite_add_tcase(s, tcase("pex-2.1", test_small_cnn_direct));
     suite_add_tcase(s, tcase("pex-2.2", test_small_cnn_gram));
     suite_add_tcase(s, tcase("pex-2.3", test_small_cnn_stored));
@@ -308,6 +336,7 @@ static Suite *pexgrad_suite(void)
     suite_add_tcase(s, tcase("pex-2.5", test_cnn_cifar));
     suite_add_tcase(s, tcase("pex-3.1", test_lanes_threads));
     suite_add_tcase(s, tcase("pex-3.2", test_lanes_threads_mlp));
+    suite_add_tcase(s, tcase("pex-3.3", test_lanes_threads_linear));
     return s;
 }
 

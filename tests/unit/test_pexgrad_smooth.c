@@ -435,6 +435,26 @@ START_TEST(test_reduce_mlp)
 }
 END_TEST
 
+/* Few outputs at a large max_batch: both dense layers' gradients split by examples
+ * between the lanes (model.c), against the brute force and in the reductions. */
+START_TEST(test_mlp_split_examples)
+{
+    dp_model m, ref, ref1;
+    int hid[1] = {7};
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 1, "tanh", 1, 4, 5, 6, 200, 1, NULL),
+                     DP_OK);
+    ck_assert_int_eq(dp_model_build_named(&ref, "mlp", hid, 1, "tanh", 1, 4, 5, 6, 1, 1, NULL),
+                     DP_OK);
+    ck_assert_int_eq(dp_model_build_named(&ref1, "mlp", hid, 1, "tanh", 1, 4, 5, 6, 200, 1,
+                                          NULL),
+                     DP_OK);
+    ck_assert(!m.layers[1].split_rows && !m.layers[3].split_rows);
+    check_smooth(&m, &ref, 13, 209);
+    check_reductions(&m, &ref1, 13, 309);
+    dp_model_destroy(&m), dp_model_destroy(&ref), dp_model_destroy(&ref1);
+}
+END_TEST
+
 START_TEST(test_reduce_mlp_chunks)
 {
     dp_model m, ref;
@@ -573,6 +593,7 @@ static Suite *pexgrad_smooth_suite(void)
     test_add_case(s, "pexs-3.4", test_reduce_cnn_mnist, 120);
     test_add_case(s, "pexs-3.5", test_reduce_unstored, 120);
     test_add_case(s, "pexs-3.6", test_threads, 120);
+    test_add_case(s, "pexs-3.7", test_mlp_split_examples, 120);
     test_add_case(s, "pexs-4.1", test_workspace, 120);
     return s;
 }
