@@ -561,10 +561,17 @@ static int job_done(size_t job, json_t *record, const char *failure, void *ctx, 
         const char *key = json_is_number(json_object_get(m, "test_accuracy")) ? "test_accuracy"
                                                                                : "test_rmse";
         double v = json_number_value(json_object_get(m, key));
-        if (json_is_number(json_object_get(m, "epsilon_spent")))
+        /* "of TARGET" only for a run calibrated to an epsilon (one given its noise
+         * multiplier has no target: its metrics.epsilon is null) */
+        if (json_is_number(json_object_get(m, "epsilon_spent")) &&
+            json_is_number(json_object_get(m, "epsilon")))
             snprintf(detail, sizeof detail, "%s=%.4f epsilon_spent=%.4g of %.4g (%.1fs)", key, v,
                      json_number_value(json_object_get(m, "epsilon_spent")),
                      json_number_value(json_object_get(m, "epsilon")),
+                     json_number_value(json_object_get(m, "wall_seconds")));
+        else if (json_is_number(json_object_get(m, "epsilon_spent")))
+            snprintf(detail, sizeof detail, "%s=%.4f epsilon_spent=%.4g (%.1fs)", key, v,
+                     json_number_value(json_object_get(m, "epsilon_spent")),
                      json_number_value(json_object_get(m, "wall_seconds")));
         else
             snprintf(detail, sizeof detail, "%s=%.4f (%.1fs)", key, v,
