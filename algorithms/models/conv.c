@@ -24,8 +24,8 @@
  * gradient summed over at most DP_CONV_SUM_ROWS patches in float before it goes into
  * double, so a large batch does not lengthen the float sums. Tests hold the layer to
  * 1e-5 relative error against double references (the 7-loop convolution, central
- * finite differences of it, per-example brute force); the dense layers and everything
- * around them stay double.
+ * finite differences of it, per-example brute force). The dense layer does the same
+ * (dense.c); pooling, activations, the loss and the norms stay double.
  *
  * Per-example methods (exact up to that rounding; each tested against a brute-force
  * per-example loop): example i's weight gradient is G_i = dout_i^T U_i (OC,K) with

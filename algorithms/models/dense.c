@@ -15,11 +15,14 @@
  * sgemm, and each result is added into the double output or gradient; biases, bias
  * gradients and norms stay double. Why: on the MLPs nearly all of a step is these GEMMs,
  * and sgemm runs at 2.2x dgemm's rate on one core of this project's Xeon (OpenBLAS
- * SkylakeX kernels: 150-185 against 68-74 GFLOP/s on the MLP's shapes), on half the
+ * SkylakeX kernels: 144-185 against 68-74 GFLOP/s on the MLP's shapes), on half the
  * memory traffic. The rounding is about 1e-7 relative per product, and no float sum is
  * longer than DP_DENSE_SUM_LEN terms: longer sums (an input wider than that, a larger
  * batch in the weight gradient) go in pieces, each added into double. Tests hold the
- * layer to 1e-5 relative against the double reference below, as for convolutions.
+ * layer to 1e-5 relative against the double reference below, as for convolutions. The
+ * clip factors come from double norms of the unrounded operands, so an example clipped
+ * to C contributes a vector whose norm is C to within that rounding (about 1e-6
+ * relative at most), as with convolutions; the noise is drawn and added in double.
  *
  * Why the operands are rounded by the caller and kept (the model, model_run.c): the
  * weights are rounded once per forward pass (wf), not once per product, and a layer's

@@ -246,25 +246,35 @@ static void conv_pex_grads_add(double *g, double *tmp, dp_layer *l, int j, const
     }
 }
 
+/* The stacked copies of a non-shared dense layer (errors, float inputs, their norms, the
+ * clip factors ck) go lane by lane: the examples lo .. lo+n-1 of a lane take rows
+ * K lo .. K (lo + n) - 1, copy k's at K lo + k n + (e - lo), so one call forms a lane's
+ * sum over all its rows; with K = 1, row e is example e. */
+static size_t stack_row(size_t K, size_t lo, size_t n, size_t k, size_t e)
+{
+    return K * lo + k * n + (e - lo);
+}
+
 /* (1/K^2) sum_{k,k'} (d_ek . d_ek') (a_ek . a_ek' + 1): the squared norm of example e's
- * copy-averaged dense gradient from the errors d (K, nb, O), inputs af (K, nb, I) and
- * their squared norms asq (K, nb) of all copies, never forming the gradient; invk2 is
- * 1/K^2, or 1 for the copies' summed gradient. The diagonal terms are those of
+ * copy-averaged dense gradient (e in the lane lo .. lo+n-1) from the stacked errors d,
+ * inputs af and their squared norms asq of all copies, never forming the gradient;
+ * invk2 is 1/K^2, or 1 for the copies' summed gradient. The diagonal terms are those of
  * dp_dense_pex_sqnorm (the unrounded inputs' norms), so K = 1 adds what the model's error
  * pass adds; the cross terms take the inputs as rounded for the products. The reference
  * is the brute force in test_pexgrad_smooth.c. */
 static double dense_gram_sqnorm(const dp_model_smooth_layer *sl, size_t e, size_t K,
-                                size_t nb, size_t I, size_t O, double invk2)
+                                size_t lo, size_t n, size_t I, size_t O, double invk2)
 {
     double diag = 0.0, cross = 0.0;
     for (size_t k = 0; k < K; k++) {
-        const double *dk = sl->d + (k * nb + e) * O;
-        const float *ak = sl->af + (k * nb + e) * I;
-        diag += dp_sumsq(dk, O) * (sl->asq[k * nb + e] + 1.0);
+        size_t r = stack_row(K, lo, n, k, e);
+        const double *dk = sl->d + r * O;
+        const float *ak = sl->af + r * I;
+        diag += dp_sumsq(dk, O) * (sl->asq[r] + 1.0);
         for (size_t k2 = 0; k2 < k; k2++) {
-            const double *dk2 = sl->d + (k2 * nb + e) * O;
-            const float *ak2 = sl->af + (k2 * nb + e) * I;
-            cross += dp_dot8(dk, dk2, O) * (dp_dot_float(ak, ak2, I) + 1.0);
+            size_t r2 = stack_row(K, lo, n, k2, e);
+            cross += dp_dot8(dk, sl->d + r2 * O, O) *
+                     (dp_dot_float(ak, sl->af + r2 * I, I) + 1.0);
         }
     }
     return (diag + 2.0 * cross) * invk2;
@@ -304,11 +314,13 @@ static void collect_copy(smooth_job *job, int j)
             if (k == 0) memcpy(sl->d + lo * O, dout, n * O * sizeof *dout);
             else dp_axpy(sl->d + lo * O, 1.0, dout, n * O);
             break;
-        case SM_DENSE: /* rows k*nb + lo .. of the stacked copies */
-            memcpy(sl->af + (k * nb + lo) * I, l->af + lo * I, n * I * sizeof *sl->af);
-            memcpy(sl->asq + k * nb + lo, l->asq + lo, n * sizeof *sl->asq);
-            memcpy(sl->d + (k * nb + lo) * O, dout, n * O * sizeof *dout);
+        case SM_DENSE: { /* copy k's rows of the lane's stack */
+            size_t r = stack_row(job->K, lo, n, k, lo);
+            memcpy(sl->af + r * I, l->af + lo * I, n * I * sizeof *sl->af);
+            memcpy(sl->asq + r, l->asq + lo, n * sizeof *sl->asq);
+            memcpy(sl->d + r * O, dout, n * O * sizeof *dout);
             break;
+        }
         case SM_CONV: { /* per-example gradients summed over the copies */
             size_t row = l->n_w + l->n_b;
             double *g = (sl->g ? sl->g : l->pex_g) + lo * row;
@@ -393,7 +405,7 @@ static void norms_lane(smooth_job *job, int j)
             break;
         case SM_DENSE:
             for (size_t e = lo; e < lo + n; e++)
-                c[e] += dense_gram_sqnorm(sl, e, job->K, nb, I, O, invk2);
+                c[e] += dense_gram_sqnorm(sl, e, job->K, lo, n, I, O, invk2);
             break;
         case SM_CONV: {
             const double *g = sl->g ? sl->g : l->pex_g;
@@ -408,17 +420,17 @@ static void norms_lane(smooth_job *job, int j)
         double norm = sqrt(c[e]);
         c[e] = norm > job->clip ? job->clip / norm : 1.0;
         if (!s->sum) c[e] /= (double)job->K;
-        for (size_t k = 0; k < job->K; k++) s->ck[k * nb + e] = c[e];
+        for (size_t k = 0; k < job->K; k++) s->ck[stack_row(job->K, lo, n, k, e)] = c[e];
     }
 }
 
 /* Lane j's share of each dense layer's part of clipped_sum: sum_i (c_i / K) sum_k g_ik
  * (sum: c_i sum_k g_ik), from the K nb stacked rows. With K = 1 split between the lanes
  * as the model splits its gradient (so K = 1 repeats its products); with K > 1 a
- * non-shared layer's always by examples, each lane over its K nb / L rows into its part
+ * non-shared layer's always by examples, each lane's K n rows in one call into its part
  * of s->lg (added in lane order after the run): split by rows, each lane would read
- * (and OpenBLAS pack) all K nb rows of inputs, which made the two lanes wait on memory
- * (2.8 ms a step for mlp_784_512_128_10 at K = 10 against 1.9 ms of GEMMs). */
+ * (and OpenBLAS pack) all K nb rows of inputs, which made the two lanes wait on memory,
+ * and one call per copy added ten float products into double where one does. */
 static void grads_lane(smooth_job *job, int j)
 {
     dp_model *m = job->m;
@@ -442,12 +454,10 @@ static void grads_lane(smooth_job *job, int j)
         size_t rows = m->n_lane_f / dp_dense_weight_grad_ws(1, I); /* >= l->grad_rows */
         if (rows > O) rows = O;
         double *dw = s->lg + (size_t)j * s->n_lg + sl->lg_off, *db = dw + l->n_w;
+        size_t r = stack_row(job->K, lo, n, 0, lo);
         memset(dw, 0, (l->n_w + l->n_b) * sizeof *dw);
-        for (size_t k = 0; k < job->K; k++) {
-            size_t r = k * nb + lo;
-            dp_dense_backward_weights(dw, db, m->lane_f[j], sl->d + r * O, s->ck + r,
-                                      sl->af + r * I, n, I, O, 0, O, rows);
-        }
+        dp_dense_backward_weights(dw, db, m->lane_f[j], sl->d + r * O, s->ck + r,
+                                  sl->af + r * I, job->K * n, I, O, 0, O, rows);
     }
 }
 
