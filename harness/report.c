@@ -254,6 +254,29 @@ static void prov_host(agg_buf *b, json_t *rec)
         agg_buf_printf(b, " (%s)", cpu);
 }
 
+/* The scale DIR's sweep ran at (DIR/sweep.json) into buf; 0 when none is recorded. */
+static int sweep_scale(const char *dir, char *buf, size_t size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sweep.json", dir);
+    json_t *sweep = json_load_file(path, 0, NULL);
+    const char *scale = json_string_value(json_object_get(sweep, "scale"));
+    if (scale) snprintf(buf, size, "%s", scale);
+    json_decref(sweep);
+    return scale != NULL;
+}
+
+static void report_scale_html(agg_buf *b, const char *dir)
+{
+    char scale[64];
+    if (!sweep_scale(dir, scale, sizeof scale)) return;
+    agg_buf_puts(b, "<p>Scale: ");
+    html_escape(b, scale);
+    agg_buf_puts(b, " (the experiment's <code>scales.");
+    html_escape(b, scale);
+    agg_buf_puts(b, "</code>; the settings it fixed are listed under each table).</p>\n");
+}
+
 static void report_header(agg_buf *b, const char *dir, json_t *const *recs,
                           const report_result *r)
 {
@@ -269,14 +292,10 @@ static void report_header(agg_buf *b, const char *dir, json_t *const *recs,
         agg_buf_printf(b, "%s%s%s%s.\n\n", desc ? desc : "", desc && paper ? " (" : "",
                        paper ? paper : "", desc && paper ? ")" : "");
     /* The scale changes what the numbers mean (a quick run is not the paper's): say it. */
-    char path[4096];
-    snprintf(path, sizeof path, "%s/sweep.json", dir);
-    json_t *sweep = json_load_file(path, 0, NULL);
-    const char *scale = json_string_value(json_object_get(sweep, "scale"));
-    if (scale)
+    char scale[64];
+    if (sweep_scale(dir, scale, sizeof scale))
         agg_buf_printf(b, "Scale: %s (the experiment's `scales.%s`; the settings it fixed "
                        "are listed under each table).\n\n", scale, scale);
-    json_decref(sweep);
     agg_buf_printf(b, "%zu run%s in runs.jsonl: %zu ok, %zu failed, %zu diverged.\n\n",
                    r->n_records, r->n_records == 1 ? "" : "s", r->n_ok, r->n_failed,
                    r->n_diverged);
@@ -477,6 +496,7 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
         if ((rc = figure_privacy_note(&o, fig, RECS_OF(fig), N_RECS_OF(fig)))) goto oom;
     }
     fidelity_render_md(&fmd, &fid, tabs, n_tabs);
+    report_scale_html(&fhtml, dir);
     fidelity_render_html(&fhtml, &fid, tabs, n_tabs);
     report_header(&sections, dir, recs, &r);
     agg_buf_puts(&sections, agg_buf_str(&fmd));

@@ -37,7 +37,7 @@ jq -cS '.readouts' "$WORK/ro1/runs.jsonl" | sort > "$WORK/r1"
 check "-j 1 and -j 2 give the same records and read-outs" sh -c "cmp -s '$WORK/s1' '$WORK/s2' && cmp -s '$WORK/r1' '$WORK/r2'"
 
 # reports keyed by read-out
-"$DPERM" report "$WORK/ro" --format md > /dev/null 2>> "$WORK/err"
+"$DPERM" report "$WORK/ro" --format md,html > /dev/null 2>> "$WORK/err"
 md="$WORK/ro/report.md"
 check "a table takes readout.epoch as its columns, one cell per read-out epoch" \
   grep -q '| model.type | readout.epoch=1 ours | paper | diff | readout.epoch=2 ours' "$md"
@@ -48,8 +48,8 @@ check "a read-out table counts read-outs and the runs they come from" \
 check "a table takes readout.epsilon_target as its columns (two runs per cell, not four)" \
   grep -q '| mlp | 1.998 ± 0.000 (n=2) | 2.552 ± 0.000 (n=2) |' "$md"
 check "a figure takes readout.epsilon as its x (4 points)" \
-  [ "$(grep -cv '^#' "$WORK/ro/figures/acc_vs_eps.dat" | tr -d ' ')" -ge 4 ]
-check "a report states its scale" grep -q '^Scale: small ' "$md"
+  [ "$(grep -c '^[0-9]' "$WORK/ro/figures/acc_vs_eps.dat")" = 4 ]
+check "a report states its scale (md and html)" sh -c "grep -q '^Scale: small ' '$md' && grep -q '<p>Scale: small ' '$WORK/ro/report.html'"
 check "a table states the settings every one of its runs has" \
   grep -q '^Every run of this table: dataset.name=synthetic, .*algorithm.noise_multiplier=1.2' "$md"
 check "no warnings" [ ! -s "$WORK/err" ]
