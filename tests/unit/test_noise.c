@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../../algorithms/base/rng.h"
+#include "../../algorithms/base/rng_int.h"
 #include "test_util.h"
 
 /* noise-1.1: sixteen lanes equal sixteen dp_philox4x32 blocks, on both paths, including
@@ -44,10 +45,10 @@ END_TEST
 
 /* noise-1.2: the CPU's vector path and the portable path give the same vector bit for
  * bit (so results do not depend on the machine), over several chunks and a ragged tail
- * (lengths not a multiple of 32), for several thread counts. */
+ * (lengths not a multiple of 64), for several thread counts. */
 START_TEST(test_paths_agree)
 {
-    const size_t lens[] = {1, 31, 33, DP_NOISE_CHUNK, 2 * DP_NOISE_CHUNK + 77};
+    const size_t lens[] = {1, 31, 33, 64, 129, DP_NOISE_CHUNK, 2 * DP_NOISE_CHUNK + 77};
     for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
         size_t n = lens[t];
         double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = calloc(n, sizeof *c);
@@ -67,19 +68,14 @@ START_TEST(test_paths_agree)
 }
 END_TEST
 
-/* Index of the next 32-bit word r will hand out in its stream: the buffer holds the
- * DP_RNG_BLOCKS blocks before r->position, of which r->used words are spent. */
-static uint64_t next_word(const dp_rng *r)
-{
-    return (r->position - DP_RNG_BLOCKS) * 4 + (uint64_t)r->used;
-}
-
-/* noise-1.3: the documented word layout. Coordinate i of chunk 0 takes its first word from
- * block i / 2 of the chunk's stream (words 0, 1 for even i, 2, 3 for odd i); when that
- * word is accepted at once, the value is exactly sigma times dp_rng_gaussian fed the same
- * word. About 1% of coordinates need more than one trial and finish from the spill
- * stream; the test checks that fraction too. A generator that shifted, reused or skipped
- * words fails here. */
+/* noise-1.3: the documented word layout. Coordinate i of chunk 0 takes its first trial
+ * from 32-bit word (i % 64) / 16 of block 16 (i / 64) + i % 16 of the chunk's stream:
+ * layer x & 0xff, sign bit 8, magnitude x >> 9. When the magnitude lies inside the
+ * layer's rectangle at 23 bits (below dp_zig_ki >> 29) the value is exactly sigma times
+ * +-(float)mag * (float)(dp_zig_wi 2^29), and it is within float rounding of the value
+ * dp_rng_gaussian's 52-bit ziggurat gives the same trial. About 1.5% of coordinates
+ * finish from the spill stream; the test checks that fraction too. A generator that
+ * shifted, reused or skipped words, or dropped the sign, fails here. */
 START_TEST(test_word_layout)
 {
     enum { N = 4096 };
@@ -89,25 +85,72 @@ START_TEST(test_word_layout)
     dp_rng_init(&r, 2024, DP_STREAM_NOISE);
     uint64_t chunk_stream = dp_mix64(dp_mix64(r.stream, r.position), 0);
     dp_rng_add_gaussian_par(&r, v, N, 2.0, 1);
-    int mismatched = 0, multi_trial = 0;
+    dp_zig_tables();
+    int mismatched = 0, far = 0, spilled = 0;
     for (int i = 0; i < N; i++) {
-        dp_rng q;
-        dp_rng_init(&q, 2024, chunk_stream);
-        dp_rng_seek(&q, (uint64_t)i / 2);
-        if (i % 2) (void)dp_rng_u64(&q); /* words 2, 3 of the block */
-        dp_rng before = q;
-        double z = dp_rng_gaussian(&q);
-        int one_trial = next_word(&q) == next_word(&before) + 2;
-        if (!one_trial) {
-            multi_trial++;
+        uint32_t ctr[4] = {(uint32_t)(16 * (i / 64) + i % 16), 0, (uint32_t)chunk_stream,
+                           (uint32_t)(chunk_stream >> 32)};
+        uint32_t key[2] = {2024, 0}, block[4];
+        dp_philox4x32(ctr, key, block);
+        uint32_t x = block[(i % 64) / 16], idx = x & 0xff, mag = x >> 9;
+        if (mag >= (uint32_t)(dp_zig_ki[idx] >> 29)) {
+            spilled++;
             continue;
         }
-        mismatched += v[i] != 2.0 * z;
+        float z = (float)mag * (float)ldexp(dp_zig_wi[idx], 29);
+        if (x & 0x100u) z = -z;
+        mismatched += v[i] != 2.0 * (double)z;
+        double exact = (double)mag * ldexp(dp_zig_wi[idx], 29) * ((x & 0x100u) ? -1.0 : 1.0);
+        far += fabs(v[i] / 2.0 - exact) > 0x1p-23 * fabs(exact);
     }
     ck_assert_int_eq(mismatched, 0);
-    ck_assert_msg(multi_trial > 0 && multi_trial < N / 30, "%d of %d needed a second trial",
-                  multi_trial, N);
+    ck_assert_int_eq(far, 0);
+    ck_assert_msg(spilled > N / 200 && spilled < N / 30, "%d of %d needed the spill path",
+                  spilled, N);
     free(v);
+}
+END_TEST
+
+/* noise-1.4: dp_rng_add_gaussian_then draws the same vector as dp_rng_add_gaussian_par and
+ * calls its hook once on every chunk, after that chunk's noise: here the hook copies its
+ * range of the noised vector and counts the coordinates it saw, on 1 and 3 threads. */
+typedef struct hook_log {
+    const double *noised;
+    double *copy;
+    int *seen;
+} hook_log;
+
+static void hook_copy(void *ctx, size_t lo, size_t len)
+{
+    hook_log *h = ctx;
+    for (size_t j = lo; j < lo + len; j++) {
+        h->copy[j] = h->noised[j];
+        h->seen[j]++;
+    }
+}
+
+START_TEST(test_then_hook)
+{
+    const size_t n = 3 * DP_NOISE_CHUNK + 1000;
+    for (int threads = 1; threads <= 3; threads += 2) {
+        double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = calloc(n, sizeof *c);
+        int *seen = calloc(n, sizeof *seen);
+        ck_assert(a && b && c && seen);
+        dp_rng ra, rb;
+        dp_rng_init(&ra, 5, DP_STREAM_NOISE);
+        rb = ra;
+        dp_rng_add_gaussian_par(&ra, a, n, 0.5, threads);
+        hook_log h = {.noised = b, .copy = c, .seen = seen};
+        dp_rng_add_gaussian_then(&rb, b, n, 0.5, threads, hook_copy, &h);
+        ck_assert(memcmp(a, b, n * sizeof *a) == 0);
+        ck_assert_msg(memcmp(a, c, n * sizeof *a) == 0, "%d threads: a hook saw un-noised values",
+                      threads);
+        int wrong = 0;
+        for (size_t j = 0; j < n; j++) wrong += seen[j] != 1;
+        ck_assert_int_eq(wrong, 0);
+        ck_assert_uint_eq(ra.position, rb.position);
+        free(a), free(b), free(c), free(seen);
+    }
 }
 END_TEST
 
@@ -171,6 +214,7 @@ int main(void)
     test_add_case(s, "noise-1.1", test_philox16_lanes, 60);
     test_add_case(s, "noise-1.2", test_paths_agree, 60);
     test_add_case(s, "noise-1.3", test_word_layout, 60);
+    test_add_case(s, "noise-1.4", test_then_hook, 60);
     test_add_case(s, "noise-2.1", test_distribution, 120);
     return test_run_suite(s);
 }
