@@ -88,21 +88,13 @@ static void secure_add(dp_noise *n, const dp_grid_noise *g, double *out, size_t 
 
 void dp_noise_add_gaussian(dp_noise *n, double *out, size_t len, double sigma, int threads)
 {
-    dp_noise_add_gaussian_then(n, out, len, sigma, threads, NULL, NULL);
-}
-
-void dp_noise_add_gaussian_then(dp_noise *n, double *out, size_t len, double sigma,
-                                int threads, dp_chunk_fn then, void *ctx)
-{
     if (!n->secure) {
-        dp_rng_add_gaussian_then(&n->rng, out, len, sigma, threads, then, ctx);
+        dp_rng_add_gaussian_par(&n->rng, out, len, sigma, threads);
         return;
     }
-    if (sigma > 0.0 && len > 0) {
-        const dp_grid_noise *g = grid_for(n, sigma, 1);
-        if (g) secure_add(n, g, out, len, threads);
-    }
-    if (then && len > 0) then(ctx, 0, len);
+    if (!(sigma > 0.0) || len == 0) return;
+    const dp_grid_noise *g = grid_for(n, sigma, 1);
+    if (g) secure_add(n, g, out, len, threads);
 }
 
 void dp_noise_set_gaussian(dp_noise *n, double *out, size_t len, double sigma)

@@ -86,15 +86,6 @@ void dp_rng_add_gaussianf(dp_rng *r, float *out, size_t n, double sigma);
 #define DP_NOISE_MAX_THREADS 64
 void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads);
 
-/* dp_rng_add_gaussian_par, and then(ctx, lo, len) on each chunk [lo, lo + len), called by
- * the thread that drew it right after its noise, while the chunk is in that core's cache
- * (a chunk is 256 KiB): work that reads the noised vector coordinate by coordinate, like
- * an optimizer's update, rides along on the noise's threads at no extra pass over memory.
- * Chunks are disjoint; `then` must touch only its own range of every array it writes. */
-typedef void (*dp_chunk_fn)(void *ctx, size_t lo, size_t len);
-void dp_rng_add_gaussian_then(dp_rng *r, double *out, size_t n, double sigma, int threads,
-                              dp_chunk_fn then, void *ctx);
-
 /* The same numbers as dp_rng_add_gaussian_par, always computed by the portable code path
  * on one thread: for tests that the vector path changes nothing. */
 void dp_rng_add_gaussian_portable(dp_rng *r, double *out, size_t n, double sigma);

@@ -111,49 +111,6 @@ START_TEST(test_word_layout)
 }
 END_TEST
 
-/* noise-1.4: dp_rng_add_gaussian_then draws the same vector as dp_rng_add_gaussian_par and
- * calls its hook once on every chunk, after that chunk's noise: here the hook copies its
- * range of the noised vector and counts the coordinates it saw, on 1 and 3 threads. */
-typedef struct hook_log {
-    const double *noised;
-    double *copy;
-    int *seen;
-} hook_log;
-
-static void hook_copy(void *ctx, size_t lo, size_t len)
-{
-    hook_log *h = ctx;
-    for (size_t j = lo; j < lo + len; j++) {
-        h->copy[j] = h->noised[j];
-        h->seen[j]++;
-    }
-}
-
-START_TEST(test_then_hook)
-{
-    const size_t n = 3 * DP_NOISE_CHUNK + 1000;
-    for (int threads = 1; threads <= 3; threads += 2) {
-        double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = calloc(n, sizeof *c);
-        int *seen = calloc(n, sizeof *seen);
-        ck_assert(a && b && c && seen);
-        dp_rng ra, rb;
-        dp_rng_init(&ra, 5, DP_STREAM_NOISE);
-        rb = ra;
-        dp_rng_add_gaussian_par(&ra, a, n, 0.5, threads);
-        hook_log h = {.noised = b, .copy = c, .seen = seen};
-        dp_rng_add_gaussian_then(&rb, b, n, 0.5, threads, hook_copy, &h);
-        ck_assert(memcmp(a, b, n * sizeof *a) == 0);
-        ck_assert_msg(memcmp(a, c, n * sizeof *a) == 0, "%d threads: a hook saw un-noised values",
-                      threads);
-        int wrong = 0;
-        for (size_t j = 0; j < n; j++) wrong += seen[j] != 1;
-        ck_assert_int_eq(wrong, 0);
-        ck_assert_uint_eq(ra.position, rb.position);
-        free(a), free(b), free(c), free(seen);
-    }
-}
-END_TEST
-
 static double phi(double x)
 {
     return 0.5 * erfc(-x / sqrt(2.0));
@@ -214,7 +171,6 @@ int main(void)
     test_add_case(s, "noise-1.1", test_philox16_lanes, 60);
     test_add_case(s, "noise-1.2", test_paths_agree, 60);
     test_add_case(s, "noise-1.3", test_word_layout, 60);
-    test_add_case(s, "noise-1.4", test_then_hook, 60);
     test_add_case(s, "noise-2.1", test_distribution, 120);
     return test_run_suite(s);
 }
