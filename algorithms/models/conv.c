@@ -190,16 +190,17 @@ static void col2im(double *dinp, const float *cols, size_t nb, const dp_conv_sha
 // ---- forward / backward -------------------------------------------------------------------
 
 void dp_conv2d_forward(double *out, dp_conv_ws *ws, const double *inp, const double *w,
-                       const double *b, size_t B, const dp_conv_shape *s)
+                       const double *b, size_t B, const dp_conv_shape *s, int have_cols)
 {
     // inp is (B,H,W,C), w is (OC,K), b is (OC), out is (B,OH,OW,OC)
     size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
     size_t in_sz = (size_t)s->h * s->w * s->c;
+    assert(!have_cols || B <= ws->block);
     to_float(ws->w, w, OC * K);
     for (size_t n0 = 0; n0 < B; n0 += ws->block) {
         size_t nb = B - n0 < ws->block ? B - n0 : ws->block, rows = nb * P;
         double *o = out + n0 * P * OC;
-        im2col(ws->cols, inp + n0 * in_sz, nb, s);
+        if (!have_cols) im2col(ws->cols, inp + n0 * in_sz, nb, s);
         dp_sgemm(0, 1, rows, OC, K, 1.0f, ws->cols, K, ws->w, K, 0.0f, ws->d, OC);
         for (size_t r = 0; r < rows; r++)
             for (size_t c = 0; c < OC; c++) o[r * OC + c] = b[c] + (double)ws->d[r * OC + c];

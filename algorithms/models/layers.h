@@ -117,9 +117,11 @@ void dp_conv_ws_init(dp_conv_ws *ws, float *mem, const dp_conv_shape *s, size_t 
 
 /* out (B,OH,OW,OC) = conv(inp (B,H,W,C), w (OC,K)) + b (OC). Examples go through in
  * blocks of ws->block, each block one im2col and one GEMM; afterwards ws->cols holds the
- * patches of the last block, so of all of inp when B <= ws->block. */
+ * patches of the last block, so of all of inp when B <= ws->block. have_cols: ws->cols
+ * already holds inp's patches (B <= ws->block), from an earlier forward of the same input
+ * at other weights, as DPlis's perturbed copies run the model's first layer. */
 void dp_conv2d_forward(double *out, dp_conv_ws *ws, const double *inp, const double *w,
-                       const double *b, size_t B, const dp_conv_shape *s);
+                       const double *b, size_t B, const dp_conv_shape *s, int have_cols);
 
 /* dinp (B,H,W,C) += conv^T(dout); dw (OC,K) += sum over pixels dout^T patches;
  * db (OC) += sum over pixels of dout. dout is (B,OH,OW,OC). Any output may be NULL.

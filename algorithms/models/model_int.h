@@ -58,8 +58,9 @@ void dp_model_set_input(dp_model *m, const double *x);
 /* The pieces of a phase for lane j of a chunk of B examples (see the top of the file).
  * forward reads the caller's x (the one given to dp_model_set_input); same_input != 0
  * promises that the last forward had this x too, so what comes before the first
- * parameter layer (the input's copy, parameter-free layers) and a dense first layer's
- * float inputs and norms are left as they are (the parameters may differ). backward returns
+ * parameter layer (the input's copy, parameter-free layers), a dense first layer's float
+ * inputs and norms and a convolutional first layer's kept patches are left as they are
+ * (the parameters may differ). backward returns
  * the summed loss of the lane's examples of labels y and, with sq != NULL, adds their
  * squared gradient norms to sq (B); grads adds to grad (n_params) the gradient of the
  * chunk's examples each scaled by c_i (c (B), or NULL for ones): rows of m->dact of a

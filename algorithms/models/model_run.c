@@ -108,8 +108,9 @@ void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B, int sa
             dp_dense_forward(out, m->lane_f[j], af, l->wf, l->b, nb, l->in_size, l->out_size);
             break;
         }
-        case DP_LAYER_CONV:
-            dp_conv2d_forward(out, dp_model_lane_ws(l, j, lo), inp, l->w, l->b, nb, &l->conv);
+        case DP_LAYER_CONV: /* the same input's patches are still in the kept ones */
+            dp_conv2d_forward(out, dp_model_lane_ws(l, j, lo), inp, l->w, l->b, nb, &l->conv,
+                              same_input && i == first && l->conv_keep);
             break;
         case DP_LAYER_MAXPOOL:
             dp_maxpool_forward(out, l->argmax + lo * l->out_size, inp, nb, &l->pool);

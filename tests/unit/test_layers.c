@@ -256,7 +256,7 @@ typedef struct {
 static void conv_fwd(void *p, double *out)
 {
     conv_ctx *c = p;
-    dp_conv2d_forward(out, &c->ws, c->x, c->w, c->b, c->B, &c->s);
+    dp_conv2d_forward(out, &c->ws, c->x, c->w, c->b, c->B, &c->s, 0);
 }
 
 /* the double reference: the 7-loop convolution */
