@@ -515,6 +515,49 @@ START_TEST(test_pool_ties)
 }
 END_TEST
 
+/* layers-3.3: against a plain scan of each window (rows, then columns, the first maximum
+ * wins), on channel counts that use the eight-channel vector blocks, the scalar rest, or
+ * both, with values from a set of five so that ties are everywhere, and a NaN. */
+START_TEST(test_pool_scan)
+{
+    static const int shapes[][5] = {{8, 6, 6, 2, 1}, {10, 5, 7, 2, 1}, {16, 14, 14, 2, 1},
+                                    {3, 6, 6, 3, 2}, {17, 7, 5, 3, 2}};
+    dp_rng r;
+    dp_rng_init(&r, 33, DP_STREAM_TEST);
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        enum { B = 2 };
+        const int *g = shapes[t];
+        dp_pool_shape s;
+        ck_assert_int_eq(dp_pool_shape_init(&s, g[0], g[1], g[2], g[3], g[4]), 0);
+        size_t C = (size_t)s.c, in_sz = C * s.h * s.w, out_sz = C * s.oh * s.ow;
+        double *x = malloc(B * in_sz * sizeof *x), *out = malloc(B * out_sz * sizeof *out);
+        int *arg = malloc(B * out_sz * sizeof *arg);
+        for (size_t i = 0; i < B * in_sz; i++) x[i] = (double)dp_rng_below(&r, 5);
+        x[3] = NAN;
+        dp_maxpool_forward(out, arg, x, B, &s);
+        int wrong = 0;
+        for (size_t n = 0; n < B; n++)
+            for (int oy = 0; oy < s.oh; oy++)
+                for (int ox = 0; ox < s.ow; ox++)
+                    for (size_t c = 0; c < C; c++) {
+                        int base = (oy * s.stride * s.w + ox * s.stride) * s.c + (int)c;
+                        int best = base;
+                        const double *xn = x + n * in_sz;
+                        for (int ky = 0; ky < s.k; ky++)
+                            for (int kx = 0; kx < s.k; kx++) {
+                                int i = base + (ky * s.w + kx) * s.c;
+                                if (xn[i] > xn[best]) best = i;
+                            }
+                        size_t o = n * out_sz + ((size_t)oy * s.ow + ox) * C + c;
+                        wrong += arg[o] != best ||
+                                 memcmp(&out[o], &xn[best], sizeof out[o]) != 0;
+                    }
+        ck_assert_msg(wrong == 0, "shape %zu: %d outputs differ from the scan", t, wrong);
+        free(x), free(out), free(arg);
+    }
+}
+END_TEST
+
 // ---- layers-4: activations ---------------------------------------------------------------------
 
 typedef struct {
@@ -649,6 +692,7 @@ static Suite *layers_suite(void)
     suite_add_tcase(s, tcase("layers-2.6", test_conv_have_cols));
     suite_add_tcase(s, tcase("layers-3.1", test_pool_fd));
     suite_add_tcase(s, tcase("layers-3.2", test_pool_ties));
+    suite_add_tcase(s, tcase("layers-3.3", test_pool_scan));
     suite_add_tcase(s, tcase("layers-4.1", test_act_fd));
     suite_add_tcase(s, tcase("layers-5.1", test_softmax_ce));
     return s;
