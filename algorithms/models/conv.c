@@ -51,7 +51,7 @@
 
 /* Patch rows whose products one float GEMM sums before the result is added into a double
  * weight gradient: bounds the float summation length whatever the batch. */
-#define DP_CONV_SUM_ROWS ((size_t)4096)
+#define DP_CONV_SUM_ROWS DP_CONV_SUM_TERMS
 
 int dp_conv_shape_init(dp_conv_shape *s, int c, int h, int w, int oc, int kh, int kw,
                        int stride, int pad)
@@ -249,9 +249,10 @@ int dp_conv_pex_choose(const dp_conv_shape *s)
 }
 
 /* bias (OC) = sum over the P pixels of example i's error d (P, OC), in double */
-static void bias_grad(double *bias, const double *d, size_t P, size_t OC)
+/* bias (OC) = (add: +=) the sum over the P pixels of d (P, OC). */
+static void bias_grad(double *bias, const double *d, size_t P, size_t OC, int add)
 {
-    memset(bias, 0, OC * sizeof *bias);
+    if (!add) memset(bias, 0, OC * sizeof *bias);
     for (size_t p = 0; p < P; p++)
         for (size_t o = 0; o < OC; o++) bias[o] += d[p * OC + o];
 }
@@ -312,11 +313,37 @@ void dp_conv2d_pex_grads(double *g, double *sqnorm, dp_conv_ws *ws, const double
                 gi[j] = (double)ws->g[j];
                 sq += gi[j] * gi[j];
             }
-            bias_grad(gi + OC * K, dout + (n0 + n) * P * OC, P, OC);
+            bias_grad(gi + OC * K, dout + (n0 + n) * P * OC, P, OC, 0);
             for (size_t o = 0; o < OC; o++) sq += gi[OC * K + o] * gi[OC * K + o];
             if (sqnorm) sqnorm[n0 + n] += sq; /* while the row is in cache */
         }
     }
+}
+
+void dp_conv2d_pex_grads_sum(float *gw, double *g, dp_conv_ws *ws, const double *dout,
+                             const double *inp, size_t B, const dp_conv_shape *s, int have_cols,
+                             int first)
+{
+    // dout is (B,OH,OW,OC), inp (B,H,W,C), gw (B, OC*K), g (B, OC*K + OC)
+    size_t P = dp_conv_patches(s), K = dp_conv_k(s), OC = (size_t)s->oc;
+    size_t in_sz = (size_t)s->h * s->w * s->c, row = OC * K + OC;
+    assert(!have_cols || B <= ws->block);
+    for (size_t n0 = 0; n0 < B; n0 += ws->block) {
+        size_t nb = B - n0 < ws->block ? B - n0 : ws->block;
+        if (!have_cols) im2col(ws->cols, inp + n0 * in_sz, nb, s);
+        to_float(ws->d, dout + n0 * P * OC, nb * P * OC);
+        for (size_t n = 0; n < nb; n++) {
+            dp_sgemm(1, 0, OC, K, P, 1.0f, ws->d + n * P * OC, OC, ws->cols + n * P * K, K,
+                     first ? 0.0f : 1.0f, gw + (n0 + n) * OC * K, K);
+            bias_grad(g + (n0 + n) * row + OC * K, dout + (n0 + n) * P * OC, P, OC, !first);
+        }
+    }
+}
+
+void dp_conv2d_pex_grads_finish(double *g, const float *gw, size_t B, const dp_conv_shape *s)
+{
+    size_t OK = (size_t)s->oc * dp_conv_k(s), row = OK + (size_t)s->oc;
+    for (size_t n = 0; n < B; n++) dp_to_double(g + n * row, gw + n * OK, OK);
 }
 
 // ---- reference ------------------------------------------------------------------------------

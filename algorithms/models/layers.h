@@ -153,6 +153,20 @@ void dp_conv2d_pex_sqnorm(double *sqnorm, dp_conv_ws *ws, const double *dout,
 void dp_conv2d_pex_grads(double *g, double *sqnorm, dp_conv_ws *ws, const double *dout,
                          const double *inp, size_t B, const dp_conv_shape *s, int have_cols);
 
+/* Per-example gradients summed over calls, as DPlis sums them over perturbed copies:
+ * gw (B, OC*K) float holds each example's G_i, set on the first call (first != 0) and
+ * added to on the next ones, each call one GEMM per example whose output is gw's row
+ * (no conversion, no second pass); the bias parts, rows of g laid out as in
+ * dp_conv2d_pex_grads, are set or added to in double. After the last call
+ * dp_conv2d_pex_grads_finish writes the weight parts of g. Every entry of G_i is then a
+ * float sum of (calls x P) products: callers keep that within DP_CONV_SUM_TERMS. ws,
+ * have_cols as above. */
+#define DP_CONV_SUM_TERMS ((size_t)4096)
+void dp_conv2d_pex_grads_sum(float *gw, double *g, dp_conv_ws *ws, const double *dout,
+                             const double *inp, size_t B, const dp_conv_shape *s, int have_cols,
+                             int first);
+void dp_conv2d_pex_grads_finish(double *g, const float *gw, size_t B, const dp_conv_shape *s);
+
 /* Reference: the textbook 7-loop convolution, no workspace. Kept beside the im2col
  * version and tested against it (house rule 4). */
 void dp_conv2d_forward_naive(double *out, const double *inp, const double *w,

@@ -212,6 +212,8 @@ typedef struct dp_model_smooth_layer {
     float *af;        /* the copies' inputs in float (or NULL) */
     double *asq;      /* their squared norms (or NULL) */
     double *d, *g;    /* errors, per-example gradients of one layer (or NULL) */
+    float *gw;        /* a convolution's per-example weight gradients summed over the
+                       * copies in float (or NULL) */
     size_t lg_off;    /* where its [w; b] sits in each lane's gradient lg */
 } dp_model_smooth_layer;
 
