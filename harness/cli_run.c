@@ -317,6 +317,64 @@ static void dry_run(const sweep *s)
     free(keys);
 }
 
+/* ---- the command that continues a sweep ------------------------------------------------ */
+
+/* Append " arg" to buf (size n), in single quotes when the shell would split or expand
+ * it, so the hint can be pasted as it is. */
+static void append_arg(char *buf, size_t n, const char *arg)
+{
+    size_t len = strlen(buf);
+    int plain = arg[0] != '\0';
+    for (const char *c = arg; *c; c++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%",
+                    *c))
+            plain = 0;
+    if (plain) {
+        snprintf(buf + len, n - len, " %s", arg);
+        return;
+    }
+    snprintf(buf + len, n - len, " '");
+    for (const char *c = arg; *c; c++) {
+        len = strlen(buf);
+        if (*c == '\'') snprintf(buf + len, n - len, "'\\''");
+        else snprintf(buf + len, n - len, "%c", *c);
+    }
+    len = strlen(buf);
+    snprintf(buf + len, n - len, "'");
+}
+
+/* "dperm run CONFIG ... --resume" with every option that shapes the sweep (its folder, its
+ * scale, the --only filters, the data folder, the shard, secure noise): the exact command
+ * that continues this sweep in this folder. Without --out or --scale a resume plans the
+ * default folder at full scale, which is another sweep. */
+static void continue_command(const sweep *s, char *buf, size_t n)
+{
+    snprintf(buf, n, "dperm run");
+    append_arg(buf, n, s->opt.config);
+    if (s->opt.scale) {
+        append_arg(buf, n, "--scale");
+        append_arg(buf, n, s->opt.scale);
+    }
+    for (size_t i = 0; i < s->opt.n_only; i++) {
+        append_arg(buf, n, "--only");
+        append_arg(buf, n, s->opt.only[i]);
+    }
+    if (s->opt.data_dir) {
+        append_arg(buf, n, "--data-dir");
+        append_arg(buf, n, s->opt.data_dir);
+    }
+    if (s->opt.sharded) {
+        char shard[64];
+        snprintf(shard, sizeof shard, "%u/%u", s->opt.shard.index, s->opt.shard.count);
+        append_arg(buf, n, "--shard");
+        append_arg(buf, n, shard);
+    }
+    if (s->opt.secure_noise) append_arg(buf, n, "--secure-noise");
+    append_arg(buf, n, "--out");
+    append_arg(buf, n, s->dir);
+    append_arg(buf, n, "--resume");
+}
+
 /* ---- the results folder -------------------------------------------------------------- */
 
 /* The manifest: every id of the full expansion (before --only) under this scale, so a
@@ -393,6 +451,20 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
      * another shard of a different grid may have started there a moment ago. */
     snprintf(path, sizeof path, "%s/sweep.json", s->dir);
     old = json_load_file(path, 0, NULL);
+    const char *old_scale = old ? json_string_value(json_object_get(old, "scale")) : NULL;
+    const char *new_scale = s->opt.scale;
+    if (old && (have_any || s->opt.sharded) &&
+        strcmp(old_scale ? old_scale : "", new_scale ? new_scale : "") != 0) {
+        /* no --scale is the config as written: the full scale */
+        rc = dp_err_set(err, DP_ESTATE, "%s holds a sweep at scale %s; this command plans scale %s",
+                        s->dir, old_scale ? old_scale : "full", new_scale ? new_scale : "full");
+        if (old_scale)
+            dp_err_hint(err, "pass --scale %s to continue it, or --out DIR for this sweep",
+                        old_scale);
+        else
+            dp_err_hint(err, "leave out --scale to continue it, or use --out DIR for this sweep");
+        goto out;
+    }
     if (old && (have_any || s->opt.sharded) &&
         !json_equal(json_object_get(old, "ids"), json_object_get(manifest, "ids"))) {
         rc = dp_err_set(err, DP_ESTATE,
@@ -664,13 +736,15 @@ fail:
     /* Disk full or file size limit mid-sweep: every record written so far is whole and
      * kept, the run that could not be recorded is missing, so --resume finishes the sweep
      * once there is room. */
+    char again[3 * PATH_MAX + 1024];
+    continue_command(&s, again, sizeof again);
     if (rc == DP_EIO && sweep_started && !err.hint[0])
-        dp_err_hint(&err, "the records already in %s are kept; make room, then `dperm run %s "
-                    "--resume` runs the rest", s.dir, s.opt.config);
+        dp_err_hint(&err, "the records already in %s are kept; make room, then `%s` runs the "
+                    "rest", s.dir, again);
     cli_print_error(&err);
     if (rc == DP_ESTATE && strstr(err.msg, "interrupted")) {
-        fprintf(stderr, "dperm: %zu runs recorded in %s; `dperm run %s --resume` continues\n",
-                s.prog.done, s.dir, s.opt.config);
+        fprintf(stderr, "dperm: %zu runs recorded in %s; `%s` continues\n", s.prog.done, s.dir,
+                again);
         status = 130;
     } else if (rc == DP_EIO && sweep_started) {
         status = EXIT_RUNS_FAILED;
