@@ -26,8 +26,12 @@ static const char PRIVACY_HELP[] =
     "options:\n"
     "  --sigma S          noise multiplier (> 0)\n"
     "  --epsilon E        target epsilon (> 0)\n"
-    "  --q Q              sampling rate in (0, 1] (expected batch size / n)\n"
+    "  --q Q              sampling rate in (0, 1] (expected batch size / n); a fraction\n"
+    "                     such as 256/60000 is taken as it is\n"
     "  --steps T          number of steps (>= 1)\n"
+    "  --epochs E --n N --batch B\n"
+    "                     instead of --steps: E epochs of floor(N / B) steps each (as\n"
+    "                     dperm trains with Poisson sampling); --q defaults to B / N\n"
     "  --delta D          delta in (0, 1)\n"
     "  --accountant A     rdp (default), rdp_classic, moments, rdp_wor, pld, advanced, basic,\n"
     "                     lssgd_theorem1, lecture15_gd (q = 1 only), pld_wor\n"
@@ -41,6 +45,23 @@ static int parse_num(const char *opt, const char *s, double *out)
     *out = strtod(s, &end);
     if (end == s || *end || !isfinite(*out))
         return cli_usage_error("privacy", "%s takes a number, got '%s'", opt, s);
+    return 0;
+}
+
+/* A number, or a fraction A/B of two positive numbers (a sampling rate as a batch size
+ * over a data set's size). */
+static int parse_rate(const char *opt, const char *s, double *out)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash) return parse_num(opt, s, out);
+    char *end;
+    double a = strtod(s, &end);
+    if (end != slash || !isfinite(a) || a <= 0)
+        return cli_usage_error("privacy", "%s takes a number or a fraction A/B, got '%s'", opt, s);
+    double b = strtod(slash + 1, &end);
+    if (end == slash + 1 || *end || !isfinite(b) || b <= 0)
+        return cli_usage_error("privacy", "%s takes a number or a fraction A/B, got '%s'", opt, s);
+    *out = a / b;
     return 0;
 }
 
@@ -103,8 +124,11 @@ int cli_privacy(int argc, char **argv)
         {"q", required_argument, 0, 'q'},       {"steps", required_argument, 0, 't'},
         {"delta", required_argument, 0, 'd'},   {"accountant", required_argument, 0, 'a'},
         {"max-steps", required_argument, 0, 'm'}, {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"epochs", required_argument, 0, 'E'},  {"n", required_argument, 0, 'N'},
+        {"batch", required_argument, 0, 'B'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     double sigma = NAN, eps = NAN, q = NAN, steps_d = NAN, delta = NAN, max_d = NAN;
+    double epochs_d = NAN, n_d = NAN, batch_d = NAN;
     dp_accountant acc = DP_ACCOUNTANT_RDP;
     int verbose = 0, c;
     dp_err err;
@@ -116,7 +140,10 @@ int cli_privacy(int argc, char **argv)
         switch (c) {
         case 's': rc = parse_num("--sigma", optarg, &sigma); break;
         case 'e': rc = parse_num("--epsilon", optarg, &eps); break;
-        case 'q': rc = parse_num("--q", optarg, &q); break;
+        case 'q': rc = parse_rate("--q", optarg, &q); break;
+        case 'E': rc = parse_num("--epochs", optarg, &epochs_d); break;
+        case 'N': rc = parse_num("--n", optarg, &n_d); break;
+        case 'B': rc = parse_num("--batch", optarg, &batch_d); break;
         case 't': rc = parse_num("--steps", optarg, &steps_d); break;
         case 'd': rc = parse_num("--delta", optarg, &delta); break;
         case 'm': rc = parse_num("--max-steps", optarg, &max_d); break;
@@ -140,6 +167,23 @@ int cli_privacy(int argc, char **argv)
     else if (!strcmp(what, "steps")) w = WANT_STEPS;
     else return cli_usage_error("privacy", "unknown calculation '%s' (epsilon, sigma or steps)", what);
     if (optind + 1 < argc) return cli_usage_error("privacy", "unexpected argument '%s'", argv[optind + 1]);
+    int n_sched = !isnan(epochs_d) + !isnan(n_d) + !isnan(batch_d);
+    if (n_sched) {
+        long epochs = 0, n = 0, batch = 0;
+        if (n_sched < 3)
+            return cli_usage_error("privacy", "--epochs, --n and --batch go together (steps = "
+                                   "epochs x floor(n / batch))");
+        if (!isnan(steps_d))
+            return cli_usage_error("privacy", "give --steps or --epochs/--n/--batch, not both");
+        int rc = parse_count("--epochs", epochs_d, &epochs);
+        if (rc == 0) rc = parse_count("--n", n_d, &n);
+        if (rc == 0) rc = parse_count("--batch", batch_d, &batch);
+        if (rc) return rc;
+        if (batch > n)
+            return cli_usage_error("privacy", "--batch %ld is larger than --n %ld", batch, n);
+        steps_d = (double)epochs * (double)(n / batch);
+        if (isnan(q)) q = (double)batch / (double)n;
+    }
     if (isnan(q) || isnan(delta)) return cli_usage_error("privacy", "--q and --delta are required");
     if (w != WANT_STEPS && isnan(steps_d)) return cli_usage_error("privacy", "%s needs --steps", what);
     if (w != WANT_SIGMA && isnan(sigma)) return cli_usage_error("privacy", "%s needs --sigma", what);

@@ -14,6 +14,17 @@ out=$("$DPERM" privacy sigma --epsilon 1.0355 --q 0.01 --steps 10000 --delta 1e-
 check "privacy sigma inverts it" sh -c "echo '$out' | grep -qE 'sigma = (4|4\.00[0-9]*|3\.99[0-9]*) '"
 out=$("$DPERM" privacy steps --epsilon 1.0355 --sigma 4 --q 0.01 --delta 1e-5)
 check "privacy steps inverts it" sh -c "echo '$out' | grep -qE 'steps = (99[0-9][0-9]|100[0-9][0-9]) '"
+# The rate as a fraction, and the schedule as epochs of a data set: DPlis's MNIST setting
+# (sigma 1.1, batch 256 of 60,000, 26 epochs of 234 steps) is its eps 1.99 under the
+# legacy RDP accountant (DPlis Table 2; dperm's order grid gives 1.994).
+a=$("$DPERM" privacy epsilon --sigma 1.1 --q 256/60000 --steps 6084 --delta 1e-5 --accountant rdp_classic)
+b=$("$DPERM" privacy epsilon --sigma 1.1 --epochs 26 --n 60000 --batch 256 --delta 1e-5 --accountant rdp_classic)
+check "privacy --q 256/60000 is the rate 256/60000 (epsilon 1.994)" sh -c "echo '$a' | grep -qF 'epsilon = 1.99415 ' && echo '$a' | grep -qF 'q 0.00426667, 6084 steps'"
+check "privacy --epochs 26 --n 60000 --batch 256 is 6084 steps at q 256/60000" [ "$a" = "$b" ]
+"$DPERM" privacy epsilon --sigma 1.1 --epochs 26 --n 60000 --delta 1e-5 >/dev/null 2>"$WORK/err"
+check "privacy --epochs without --batch exits 2 with one line" sh -c "[ $? = 2 ] && [ \$(wc -l < '$WORK/err') = 1 ] && grep -q 'go together' '$WORK/err'"
+"$DPERM" privacy epsilon --sigma 1.1 --q 256/0 --steps 3 --delta 1e-5 >/dev/null 2>"$WORK/err"
+check "privacy --q 256/0 exits 2 with one line" sh -c "[ $? = 2 ] && [ \$(wc -l < '$WORK/err') = 1 ] && grep -q 'fraction A/B' '$WORK/err'"
 out=$("$DPERM" privacy epsilon --sigma 4 --q 0.01 --steps 10000 --delta 1e-5 --accountant moments)
 check "the moments accountant gives Abadi et al.'s 1.26" sh -c "echo '$out' | grep -qE 'epsilon = 1\.2[56]'"
 out=$("$DPERM" privacy epsilon --sigma 4 --q 0.01 --steps 10000 --delta 1e-5 --verbose)
