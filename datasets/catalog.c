@@ -74,13 +74,13 @@ static const dp_data_info DATASETS[] = {
      "clients.csv') or pass --data-dir"},
     {"wine_quality", DP_FMT_CSV,
      "red + white vinho verde, 11 inputs, quality score 0..10; 6497 rows (regression: "
-     "loads, but no trainer fits a real target yet)",
+     "model.type squared or huber)",
      "Cortez et al. 2009 (UCI)", "CC BY 4.0", "uci/wine_quality:wine_quality",
      {{"winequality-red.csv", "4a402cf041b025d4566d954c3b9ba8635a3a8a01e039005d97d6a710278cf05e", 1599},
       {"winequality-white.csv", "76c3f809815c17c07212622f776311faeb31e87610d52c26d87d6e361b169836", 4898}},
      2, 6497, 0, 1, "run `make data` or pass --data-dir"},
-    {"bike", DP_FMT_CSV, "hourly bike rentals with weather, count; 17379 rows (regression: loads, but no "
-     "trainer fits a real target yet)",
+    {"bike", DP_FMT_CSV, "hourly bike rentals with weather, count; 17379 rows (regression: model.type "
+     "squared or huber)",
      "Fanaee-T & Gama 2013 (UCI)", "CC BY 4.0", "uci/bike:bike",
      {{"hour.csv", "e03de4ee4ef4dc376ac6e04bf829673c6269e8eba5c60fa121640fa2f829504f", 17379}},
      1, 17379, 0, 1, "run `make data` or pass --data-dir"},

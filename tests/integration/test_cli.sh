@@ -34,6 +34,11 @@ check "an unknown accountant exits 2 and lists the known" sh -c "[ $? = 2 ] && g
 "$DPERM" privacy sigma --epsilon 1e-9 --q 1 --steps 1000000 --delta 1e-5 2> "$WORK/err"
 check "an unreachable target exits 2 with one line" sh -c "[ $? = 2 ] && grep -q 'out of reach' '$WORK/err'"
 
+out=$("$DPERM" list datasets)
+check "list datasets says how to train the regression sets" \
+  sh -c "echo \"\$1\" | grep -E '^  (wine_quality|bike) ' | grep -c 'model.type squared or huber' | grep -qx 2 \
+         && ! echo \"\$1\" | grep -q 'no trainer'" sh "$out"
+
 "$DPERM" bench --model linear_784_10 --seconds 0.02 --repeats 1 --dplis-samples 2 --json > "$WORK/bench" 2>&1
 check "bench --json exits 0" [ $? = 0 ]
 check "bench reports dgemm, sgemm, sgd, dp_sgd, dp_lssgd and dplis lines" \
