@@ -206,6 +206,25 @@ static int prepare(sweep *s, dp_err *err)
                 "epsilon (InputPert Thm 1) dperm audit contradicts: their records give it "
                 "as epsilon_claimed, with epsilon_spent null (README, Trust)\n",
                 n_unbounded, s->g.n);
+    /* delta is the chance of a privacy failure; above 1/n a mechanism that publishes one
+     * training row at random meets the definition. Warned, not refused: papers do it. */
+    size_t n_loose = 0, n_private = 0, worst = 0;
+    for (size_t i = 0; i < s->g.n; i++) {
+        const run_spec *sp = &s->specs[i];
+        if (!sp->algo->private_ || sp->n_train == 0) continue;
+        n_private++;
+        if (sp->delta > 1.0 / (double)sp->n_train) {
+            if (n_loose == 0 || sp->delta * (double)sp->n_train >
+                                    s->specs[worst].delta * (double)s->specs[worst].n_train)
+                worst = i;
+            n_loose++;
+        }
+    }
+    if (n_loose)
+        fprintf(stderr, "dperm: warning: %zu of %zu private runs have privacy.delta above 1/n "
+                "(e.g. delta %g with n = %zu training rows): such a delta permits releasing a "
+                "training row outright; use delta < 1/n (commonly 1/n^1.1 or smaller)\n",
+                n_loose, n_private, s->specs[worst].delta, s->specs[worst].n_train);
     const char *exp = s->specs && s->g.n ? s->specs[0].experiment : "";
     if (s->opt.out)
         snprintf(s->dir, sizeof s->dir, "%s", s->opt.out);

@@ -25,4 +25,13 @@ check "rdp_wor runs use without-replacement batches" \
   sh -c "jq -r 'select(.config.privacy.accountant == \"rdp_wor\") | .metrics.accountant' '$R' | grep -q 'without replacement'"
 check "noise std is sigma x C" \
   sh -c "jq -e '.metrics.noise_std == .metrics.noise_multiplier * .config.algorithm.clip' '$R' | grep -qv false"
+# A delta above 1/n (it permits releasing a row) is warned about once, naming the delta
+# and n; the runs still run. A delta below 1/n is not warned about.
+"$DPERM" run "$FIX/delta_loose.yaml" -j 1 --out "$WORK/loose" --quiet >/dev/null 2>"$WORK/loose.err"
+check "delta > 1/n: the sweep runs (exit 0)" [ $? = 0 ]
+check "delta > 1/n: one warning naming delta 0.01 and n = 400" \
+  sh -c "[ \$(grep -c 'warning: 1 of 1 private runs have privacy.delta above 1/n (e.g. delta 0.01 with n = 400 ' '$WORK/loose.err') = 1 ] && [ \$(wc -l < '$WORK/loose.err') = 1 ]"
+sed 's/delta: 0.01/delta: 1.0e-3/' "$FIX/delta_loose.yaml" > "$WORK/tight.yaml"
+"$DPERM" run "$WORK/tight.yaml" --dry-run >/dev/null 2>"$WORK/tight.err"
+check "delta < 1/n: no warning" [ ! -s "$WORK/tight.err" ]
 finish
