@@ -260,6 +260,29 @@ static void notes(agg_strs *out, const table_result *t)
 
 // ---- Markdown -------------------------------------------------------------------------
 
+
+/* A record's failure message, "" when it has none. */
+static const char *run_message(json_t *rec)
+{
+    const char *m = json_string_value(json_object_get(rec, "message"));
+    return m ? m : "";
+}
+
+/* " rows=..., cols=..., seed=... (run ID)": run i of sel in the table's terms. */
+static void run_terms(agg_buf *b, const table_result *t, json_t *const *sel, size_t i)
+{
+    size_t rg = t->rk.group[i], cg = t->ck.group[i];
+    for (size_t p = 0; p < t->rows.n; p++)
+        agg_buf_printf(b, "%s %s=%s", p ? "," : "", t->rows.s[p], t->rk.labels[rg * t->rows.n + p]);
+    if (t->cols) agg_buf_printf(b, "%s %s=%s", t->rows.n ? "," : "", t->cols, t->ck.labels[cg]);
+    json_t *seed = agg_config_get(sel[i], "seed");
+    char *seed_s = seed ? agg_value_label(seed, "") : NULL;
+    if (seed_s) agg_buf_printf(b, "%s seed=%s", t->rows.n || t->cols ? "," : "", seed_s);
+    free(seed_s);
+    const char *id = json_string_value(json_object_get(sel[i], "id"));
+    if (id) agg_buf_printf(b, " (run %s)", id);
+}
+
 void table_render_md(agg_buf *b, const table_result *t, json_t *const *sel, size_t n_sel)
 {
     char text[256];
@@ -309,31 +332,42 @@ void table_render_md(agg_buf *b, const table_result *t, json_t *const *sel, size
     for (size_t i = 0; i < lines.n; i++) agg_buf_printf(b, "%s\n", lines.s[i]);
     agg_strs_destroy(&lines);
 
-    /* the runs left out of the cells, in the table's own terms */
+    /* the runs left out of the cells, in the table's own terms: runs that failed with
+     * the same message are listed under it once, with their count */
     size_t listed = 0, bad = t->n_failed + t->n_diverged;
     for (size_t i = 0; i < n_sel && listed < LISTED_MAX; i++) {
         const char *status = agg_status(sel[i]);
         if (!strcmp(status, "ok")) continue;
-        if (listed++ == 0) agg_buf_puts(b, "\n");
-        agg_buf_printf(b, "- %s:", status);
-        size_t rg = t->rk.group[i], cg = t->ck.group[i];
-        for (size_t p = 0; p < t->rows.n; p++)
-            agg_buf_printf(b, "%s %s=%s", p ? "," : "", t->rows.s[p],
-                           t->rk.labels[rg * t->rows.n + p]);
-        if (t->cols)
-            agg_buf_printf(b, "%s %s=%s", t->rows.n ? "," : "", t->cols, t->ck.labels[cg]);
-        json_t *seed = agg_config_get(sel[i], "seed");
-        char *seed_s = seed ? agg_value_label(seed, "") : NULL;
-        if (seed_s) agg_buf_printf(b, "%s seed=%s", t->rows.n || t->cols ? "," : "", seed_s);
-        free(seed_s);
-        const char *id = json_string_value(json_object_get(sel[i], "id"));
-        const char *msg = json_string_value(json_object_get(sel[i], "message"));
-        if (id) agg_buf_printf(b, " (run %s)", id);
-        if (msg && *msg) {
-            agg_buf_puts(b, ": ");
-            md_cell(b, msg);
+        const char *msg = run_message(sel[i]);
+        size_t first = i, count = 0;
+        for (size_t k = 0; k < n_sel; k++) {
+            if (strcmp(agg_status(sel[k]), status) || strcmp(run_message(sel[k]), msg)) continue;
+            if (k < i) first = k;
+            count++;
         }
+        if (first < i) continue; /* listed with its group */
+        if (listed == 0) agg_buf_puts(b, "\n");
+        if (count == 1) {
+            agg_buf_printf(b, "- %s:", status);
+            run_terms(b, t, sel, i);
+            if (*msg) {
+                agg_buf_puts(b, ": ");
+                md_cell(b, msg);
+            }
+            agg_buf_puts(b, "\n");
+            listed++;
+            continue;
+        }
+        agg_buf_printf(b, "- %s, %zu runs%s", status, count, *msg ? ": " : "");
+        if (*msg) md_cell(b, msg);
         agg_buf_puts(b, "\n");
+        for (size_t k = i; k < n_sel && listed < LISTED_MAX; k++) {
+            if (strcmp(agg_status(sel[k]), status) || strcmp(run_message(sel[k]), msg)) continue;
+            agg_buf_puts(b, "  -");
+            run_terms(b, t, sel, k);
+            agg_buf_puts(b, "\n");
+            listed++;
+        }
     }
     if (bad > listed) agg_buf_printf(b, "- ... and %zu more\n", bad - listed);
 }

@@ -244,6 +244,37 @@ START_TEST(test_status_counts)
 }
 END_TEST
 
+/* report-1.3b: failed runs that share a message are listed under it once, with their
+ * count; a run with a message of its own keeps its one line. */
+START_TEST(test_failures_grouped)
+{
+    write_fixture(0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/runs.jsonl", tmpdir);
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    record(f, 20, "dp_sgd", 1, 4, "failed");
+    record(f, 21, "dp_sgd", 2, 4, "failed");
+    fclose(f);
+    report_result r;
+    build_ok(ACC_TABLE, "md", &r);
+    char *md = slurp("tables/acc.md", NULL);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "- failed, 3 runs: out of memory in worker\n"
+                                     "  - algorithm.name=dp_sgd, epsilon=0.5, seed=4 (run 000000000000ab12)\n"));
+    ck_assert_ptr_nonnull(strstr(md, "  - algorithm.name=dp_sgd, epsilon=2, seed=4 (run 000000000000ab15)\n"));
+    ck_assert_ptr_null(strstr(md, "- failed: "));
+    const char *p = md;
+    int n = 0;
+    while ((p = strstr(p, "out of memory in worker"))) n++, p++;
+    ck_assert_int_eq(n, 1);
+    ck_assert_ptr_nonnull(strstr(md, "- diverged: algorithm.name=sgd, epsilon=2, seed=4 "));
+    free(md);
+    report_result_destroy(&r);
+    remove_fixture();
+}
+END_TEST
+
 /* report-1.4: median/min aggregates, digits, a table `where`, no cols, n = 1 cells, empty cells. */
 START_TEST(test_other_aggregates)
 {
@@ -715,6 +746,7 @@ static Suite *report_suite(void)
     suite_add_tcase(s, tcase("report-1.1", test_md_cells));
     suite_add_tcase(s, tcase("report-1.2", test_csv_rows));
     suite_add_tcase(s, tcase("report-1.3", test_status_counts));
+    suite_add_tcase(s, tcase("report-1.3b", test_failures_grouped));
     suite_add_tcase(s, tcase("report-1.4", test_other_aggregates));
     suite_add_tcase(s, tcase("report-1.4b", test_spread_aggregates));
     suite_add_tcase(s, tcase("report-1.5", test_pooled_note));
