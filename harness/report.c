@@ -506,9 +506,11 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
         for (size_t i = 0; i < o.warnings.n; i++)
             agg_buf_printf(&sections, "- %s\n", o.warnings.s[i]);
     }
+    int published = 0;
+    for (size_t i = 0; i < n_tabs; i++) published |= tabs[i].has_ref;
     if (tfmt & FORMAT_HTML)
         report_html_page(&page, experiment_name(dir, recs),
-                         json_string_value(agg_config_get(recs[0], "paper")), recs, &r,
+                         json_string_value(agg_config_get(recs[0], "paper")), published, recs, &r,
                          agg_buf_str(&fhtml), agg_buf_str(&o.html), &o.warnings);
     if (!(fj = fidelity_json(&fid, tabs, n_tabs))) goto oom;
     char *fjs = store_json_dumps(fj, 0);

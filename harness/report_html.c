@@ -86,7 +86,7 @@ static void provenance(agg_buf *b, json_t *const *recs, size_t n)
     agg_strs_destroy(&hosts.keys);
 }
 
-void report_html_page(agg_buf *b, const char *experiment, const char *paper,
+void report_html_page(agg_buf *b, const char *experiment, const char *paper, int published,
                       json_t *const *recs, const report_result *r, const char *fidelity,
                       const char *body, const agg_strs *warnings)
 {
@@ -99,8 +99,10 @@ void report_html_page(agg_buf *b, const char *experiment, const char *paper,
     if (paper) {
         agg_buf_puts(b, "<p>Reproducing: ");
         html_escape(b, paper);
-        agg_buf_puts(b, ". Every number in the \"ours\" columns comes from our runs; the paper's "
-                        "are printed beside them as published.</p>\n");
+        agg_buf_puts(b, published ? ". Every number in the \"ours\" columns comes from our runs; "
+                                    "the paper's are printed beside them as published.</p>\n"
+                                  : ". The paper prints no numbers for these tables: every "
+                                    "number here comes from our runs.</p>\n");
     }
     agg_buf_printf(b, "<p>%zu run%s: %zu ok, %zu failed, %zu diverged.</p>\n", r->n_records,
                    r->n_records == 1 ? "" : "s", r->n_ok, r->n_failed, r->n_diverged);

@@ -10,9 +10,10 @@
 #include "report.h"
 
 /* The whole report.html: header, run counts, provenance over recs[0..r->n_records),
- * then the fidelity and body fragments as given, then the warnings. paper may be NULL.
- * Can't fail (agg_buf records OOM). */
-void report_html_page(agg_buf *b, const char *experiment, const char *paper,
+ * then the fidelity and body fragments as given, then the warnings. paper may be NULL;
+ * published: some table prints the paper's numbers beside ours (the page says so only
+ * then). Can't fail (agg_buf records OOM). */
+void report_html_page(agg_buf *b, const char *experiment, const char *paper, int published,
                       json_t *const *recs, const report_result *r, const char *fidelity,
                       const char *body, const agg_strs *warnings);
 

@@ -83,6 +83,16 @@ check "report.html marks outside cells" grep -q '<td class="outside">' "$R/repor
 check "report.html names the data used" grep -q 'Data used: synthetic' "$R/report.html"
 check "report.html loads nothing from the network" sh -c "! grep -qiE '(src|href)=\"(https?:)?//' '$R/report.html'"
 
+check "report.html says the paper's numbers are printed beside ours" grep -q 'printed beside them as published' "$R/report.html"
+# The same runs without a reference: the page does not claim the paper's numbers are shown.
+cp -r "$R" results/tiny_noref
+sed -i 's|reference: configs/reference/tiny.yaml, ||' results/tiny_noref/config.yaml
+"$DPERM" report results/tiny_noref > /dev/null 2> err
+check "without a reference: report exits 0" [ $? = 0 ]
+check "... and says the paper prints no numbers here, not that they are beside ours" \
+  sh -c "grep -q 'The paper prints no numbers for these tables' results/tiny_noref/report.html \
+         && ! grep -q 'printed beside them' results/tiny_noref/report.html"
+
 # a broken reference stops the report at its position, with exit 2
 sed -i 's/mean: 60.00}/mean: sixty}/' configs/reference/tiny.yaml
 "$DPERM" report results/tiny > /dev/null 2> err
