@@ -75,17 +75,18 @@ int cli_report(int argc, char **argv)
         return EXIT_USAGE;
     }
     /* the page was written: refresh the index of the experiments beside it */
-    char *index = NULL;
+    char *index = NULL, skipped[4400] = "";
     for (size_t i = 0; i < res.n_files; i++) {
         size_t n = strlen(res.files[i]);
         if (n < 12 || strcmp(res.files[i] + n - 12, "/report.html")) continue;
-        if (report_index(dir, &index, &err)) {
+        if (report_index(dir, &index, skipped, sizeof skipped, &err)) {
             cli_print_error(&err);
             report_result_destroy(&res);
             return EXIT_USAGE;
         }
     }
     for (size_t i = 0; i < res.n_warnings; i++) fprintf(stderr, "dperm: note: %s\n", res.warnings[i]);
+    if (skipped[0]) fprintf(stderr, "dperm: note: the results index %s\n", skipped);
     if (!quiet) {
         printf("dperm: report of %zu runs (%zu ok, %zu diverged, %zu failed) in %s:\n",
                res.n_records, res.n_ok, res.n_diverged, res.n_failed, dir);

@@ -23,6 +23,7 @@
 #include "data_cache.h"
 #include "flat.h"
 #include "grid.h"
+#include "html.h"
 #include "optimality.h"
 #include "pool.h"
 #include "progress.h"
@@ -513,8 +514,22 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
         if (st && strcmp(st, "failed") == 0) n_failed_records++;
     }
 
+    /* The folder holding the experiment's is a results root dperm may index when dperm
+     * makes it now, or when it is the default results/ (html.h). */
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", s->dir);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent) slash[1] = '\0';
+    else if (slash) *slash = '\0';
+    else snprintf(parent, sizeof parent, ".");
+    int parent_existed = access(parent, F_OK) == 0;
     rc = store_mkdirs(s->dir, err);
     if (rc) goto out;
+    if (!parent_existed || !s->opt.out) {
+        snprintf(path, sizeof path, "%s/%s", parent, HTML_RESULTS_MARK);
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0) close(fd); /* a mark that cannot be made only means no index */
+    }
     if (s->opt.sharded)
         snprintf(s->tmpdir, sizeof s->tmpdir, "%s/.work.%u-of-%u", s->dir, s->opt.shard.index,
                  s->opt.shard.count);

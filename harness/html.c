@@ -81,9 +81,39 @@ static void fidelity_line(agg_buf *b, const char *path)
     json_decref(f);
 }
 
-int html_write_index(const char *parent, char **path, dp_err *err)
+/* The line that says an index.html is dperm's own (and, for indexes written before the
+ * line existed, their heading). */
+#define INDEX_MARK "<!-- dperm results index -->"
+#define INDEX_MARK_OLD "<h1>dperm results</h1>"
+
+/* 1 when the file at path is an index dperm wrote: one of its marks in the first 4 KiB. */
+static int dperm_index(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char head[4097];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    return strstr(head, INDEX_MARK) || strstr(head, INDEX_MARK_OLD);
+}
+
+int html_write_index(const char *parent, char **path, char *skipped, size_t n, dp_err *err)
 {
     *path = NULL;
+    if (skipped && n) skipped[0] = '\0';
+    char file[4200], mark[4200];
+    snprintf(file, sizeof file, "%s/index.html", parent);
+    snprintf(mark, sizeof mark, "%s/%s", parent, HTML_RESULTS_MARK);
+    if (access(file, F_OK) == 0 ? !dperm_index(file) : access(mark, F_OK) != 0) {
+        if (skipped && n)
+            snprintf(skipped, n, access(file, F_OK) == 0
+                                     ? "%s is not an index dperm wrote: left as it is"
+                                     : "%s not written: its folder is not a results folder "
+                                       "dperm made",
+                     file);
+        return 0;
+    }
     DIR *d = opendir(parent);
     if (!d) return dp_err_set(err, DP_EIO, "cannot read folder %s", parent);
     agg_strs names = {0};
@@ -105,7 +135,7 @@ int html_write_index(const char *parent, char **path, dp_err *err)
     if (!rc) {
         qsort(names.s, names.n, sizeof *names.s, cmp_str);
         html_page_begin(&b, "dperm results");
-        agg_buf_puts(&b, "<h1>dperm results</h1>\n");
+        agg_buf_puts(&b, INDEX_MARK "\n<h1>dperm results</h1>\n");
         if (!names.n) agg_buf_puts(&b, "<p>No experiment has a report yet.</p>\n");
         else agg_buf_puts(&b, "<table>\n<thead><tr><th>experiment</th><th>fidelity</th></tr>"
                               "</thead>\n<tbody>\n");

@@ -553,7 +553,7 @@ fail:
 #undef N_RECS_OF
 }
 
-int report_index(const char *dir, char **path, dp_err *err)
+int report_index(const char *dir, char **path, char *skipped, size_t n, dp_err *err)
 {
     char parent[4096];
     *path = NULL;
@@ -562,7 +562,7 @@ int report_index(const char *dir, char **path, dp_err *err)
     char *slash = strrchr(parent, '/');
     if (slash == parent) slash[1] = '\0';
     else if (slash) *slash = '\0';
-    return html_write_index(parent, path, err);
+    return html_write_index(parent, path, skipped, n, err);
 }
 
 void report_result_destroy(report_result *r)

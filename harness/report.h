@@ -93,9 +93,10 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
                  dp_err *err);
 
 /* Write the index of the folder holding DIR (DIR/..): results/index.html linking every
- * sibling folder with a report.html. *path (caller frees) names the file. DP_EIO,
- * DP_ENOMEM. */
-int report_index(const char *dir, char **path, dp_err *err);
+ * sibling folder with a report.html. *path (caller frees) names the file; NULL when it
+ * was not written because the folder is not dperm's (html_write_index: skipped says
+ * why). DP_EIO, DP_ENOMEM. */
+int report_index(const char *dir, char **path, char *skipped, size_t n, dp_err *err);
 
 /* Free what report_build put in r and zero it. NULL or an empty result is a no-op. */
 void report_result_destroy(report_result *r);

@@ -4,7 +4,7 @@
 # HTML outputs, the marks, the fidelity lines and the results index.
 . "$(dirname "$0")/lib.sh"
 
-mkdir -p "$WORK/configs/reference" "$WORK/results"
+mkdir -p "$WORK/configs/reference"
 # Paper values chosen so that sigma = 0 at epsilon 4 is certainly outside its band
 # (accuracy cannot be 150 %) and sigma = 1 at epsilon 1 certainly inside (± 2 std of 100).
 cat > "$WORK/configs/reference/tiny.yaml" <<'EOF'
@@ -92,6 +92,22 @@ check "without a reference: report exits 0" [ $? = 0 ]
 check "... and says the paper prints no numbers here, not that they are beside ours" \
   sh -c "grep -q 'The paper prints no numbers for these tables' results/tiny_noref/report.html \
          && ! grep -q 'printed beside them' results/tiny_noref/report.html"
+
+# The index is written only where dperm made the results folder: a user's own folder with
+# an index.html of theirs keeps it; a folder dperm creates gets one.
+mkdir -p mine && echo '<p>my own page</p>' > mine/index.html && cp mine/index.html mine.orig
+"$DPERM" run configs/tiny.yaml --out mine/tiny -j 2 --quiet > /dev/null
+"$DPERM" report mine/tiny > /dev/null 2> err
+check "report into a user's folder exits 0" [ $? = 0 ]
+check "... leaves the user's index.html as it was" cmp -s mine/index.html mine.orig
+check "... and says so in one note" grep -q 'mine/index.html is not an index dperm wrote: left as it is' err
+mkdir -p theirs
+"$DPERM" run configs/tiny.yaml --out theirs/tiny -j 2 --quiet > /dev/null
+"$DPERM" report theirs/tiny > /dev/null 2> err
+check "a folder dperm did not make gets no index" sh -c "[ ! -e theirs/index.html ] && grep -q 'not a results folder dperm made' err"
+"$DPERM" run configs/tiny.yaml --out fresh/tiny -j 2 --quiet > /dev/null
+"$DPERM" report fresh/tiny > /dev/null 2> err
+check "a results folder dperm made gets its index" grep -q 'href="tiny/report.html"' fresh/index.html
 
 # a broken reference stops the report at its position, with exit 2
 sed -i 's/mean: 60.00}/mean: sixty}/' configs/reference/tiny.yaml

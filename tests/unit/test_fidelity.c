@@ -368,9 +368,19 @@ START_TEST(test_html_escape_and_index)
     char other[512];
     snprintf(other, sizeof other, "%s/no_report", tmpdir);
     ck_assert_int_eq(mkdir(other, 0755), 0);
-    char *path = NULL;
+    char *path = NULL, skipped[512];
     dp_err err;
-    ck_assert_int_eq(report_index(expdir, &path, &err), 0);
+    /* not a results folder dperm made: no index */
+    ck_assert_int_eq(report_index(expdir, &path, skipped, sizeof skipped, &err), 0);
+    ck_assert_ptr_null(path);
+    ck_assert_ptr_nonnull(strstr(skipped, "not a results folder dperm made"));
+    char mark[600];
+    snprintf(mark, sizeof mark, "%s/%s", tmpdir, HTML_RESULTS_MARK);
+    FILE *m = fopen(mark, "w");
+    ck_assert_ptr_nonnull(m);
+    fclose(m);
+    ck_assert_int_eq(report_index(expdir, &path, skipped, sizeof skipped, &err), 0);
+    ck_assert_ptr_nonnull(path);
     ck_assert_ptr_nonnull(strstr(path, "/index.html"));
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
