@@ -106,12 +106,9 @@ int html_write_index(const char *parent, char **path, char *skipped, size_t n, d
     snprintf(file, sizeof file, "%s/index.html", parent);
     snprintf(mark, sizeof mark, "%s/%s", parent, HTML_RESULTS_MARK);
     if (access(file, F_OK) == 0 ? !dperm_index(file) : access(mark, F_OK) != 0) {
-        if (skipped && n)
-            snprintf(skipped, n, access(file, F_OK) == 0
-                                     ? "%s is not an index dperm wrote: left as it is"
-                                     : "%s not written: its folder is not a results folder "
-                                       "dperm made",
-                     file);
+        /* a folder of the user's without an index: nothing to say */
+        if (skipped && n && access(file, F_OK) == 0)
+            snprintf(skipped, n, "%s is not an index dperm wrote: left as it is", file);
         return 0;
     }
     DIR *d = opendir(parent);

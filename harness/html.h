@@ -26,8 +26,8 @@ void html_page_end(agg_buf *b);
 /* Write PARENT/index.html atomically: one link per folder PARENT/X holding
  * X/report.html, with the experiment's name, run counts and fidelity line when
  * X/fidelity.json says them. *path (caller frees) is the file written. Nothing is written
- * (0, *path NULL, the reason in skipped[0..n) when given) over an index.html that dperm
- * did not write, nor in a folder without HTML_RESULTS_MARK that has no index yet: a
+ * (0, *path NULL) over an index.html that dperm did not write (skipped[0..n), when given,
+ * then says so), nor in a folder without HTML_RESULTS_MARK that has no index yet: a
  * user's own files are never replaced.
  * Errors: DP_EIO (folder unreadable, write failed), DP_ENOMEM. */
 int html_write_index(const char *parent, char **path, char *skipped, size_t n, dp_err *err);

@@ -373,7 +373,7 @@ START_TEST(test_html_escape_and_index)
     /* not a results folder dperm made: no index */
     ck_assert_int_eq(report_index(expdir, &path, skipped, sizeof skipped, &err), 0);
     ck_assert_ptr_null(path);
-    ck_assert_ptr_nonnull(strstr(skipped, "not a results folder dperm made"));
+    ck_assert_str_eq(skipped, "");
     char mark[600];
     snprintf(mark, sizeof mark, "%s/%s", tmpdir, HTML_RESULTS_MARK);
     FILE *m = fopen(mark, "w");
