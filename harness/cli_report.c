@@ -10,6 +10,8 @@
 #include "cli.h"
 #include "config.h"
 #include "report.h"
+#include "report_names.h"
+#include "store.h"
 
 static const char REPORT_HELP[] =
     "usage: dperm report DIR [--format md,csv,tex,html,png,svg,pdf]\n"
@@ -65,6 +67,21 @@ int cli_report(int argc, char **argv)
         }
         cfg_node *rep = cfg_get(doc.root, "report");
         if (rep) spec = cfg_to_json(rep);
+        /* its names against what the runs have, before any table is built */
+        json_t *records = NULL;
+        report_names names = {0};
+        int rc = rep && store_has_records(dir) ? store_load(dir, &records, &err) : 0;
+        if (rc == 0 && records && report_names_from_records(&names, records))
+            rc = dp_err_set(&err, DP_ENOMEM, "out of memory checking the report block");
+        if (rc == 0 && records) rc = report_names_check(rep, &names, &err);
+        report_names_destroy(&names);
+        json_decref(records);
+        if (rc) {
+            cli_print_error(&err);
+            json_decref(spec);
+            cfg_doc_destroy(&doc);
+            return EXIT_USAGE;
+        }
     }
     report_result res = {0};
     int rc = report_build(dir, spec, formats, &res, &err);

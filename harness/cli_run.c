@@ -28,6 +28,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "provenance.h"
+#include "report_names.h"
 #include "runner.h"
 #include "shard.h"
 #include "spec.h"
@@ -154,6 +155,32 @@ static int parse_args(int argc, char **argv, run_opts *o)
 }
 
 /* Validate and calibrate every run before anything is written. */
+/* The report block's config paths against every run of the grid (the whole grid, not only
+ * what --only keeps: a table may group by a key the kept runs lack). */
+static int check_report_names(const sweep *s, dp_err *err)
+{
+    const cfg_node *report = cfg_get(s->doc.root, "report");
+    if (!report) return 0;
+    grid full = {0};
+    const grid *g = &s->g;
+    int rc = 0;
+    if (s->opt.n_only) {
+        if ((rc = grid_expand(s->doc.root, s->opt.scale, NULL, 0, &full, err))) return rc;
+        g = &full;
+    }
+    cfg_node **configs = malloc((g->n ? g->n : 1) * sizeof *configs);
+    report_names names = {0};
+    if (!configs) rc = dp_err_set(err, DP_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < g->n; i++) configs[i] = g->runs[i].config;
+    if (!rc && report_names_from_configs(&names, configs, g->n))
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory checking the report block");
+    if (!rc) rc = report_names_check(report, &names, err);
+    report_names_destroy(&names);
+    free(configs);
+    grid_destroy(&full);
+    return rc;
+}
+
 static int prepare(sweep *s, dp_err *err)
 {
     /* Notes even with -q: a fallback changes which data the runs use. */
@@ -165,6 +192,7 @@ static int prepare(sweep *s, dp_err *err)
     if (rc == 0) rc = spec_check_document(s->doc.root, err);
     if (rc == 0)
         rc = grid_expand(s->doc.root, s->opt.scale, s->opt.only, s->opt.n_only, &s->g, err);
+    if (rc == 0) rc = check_report_names(s, err);
     if (rc) return rc;
     s->specs = calloc(s->g.n ? s->g.n : 1, sizeof *s->specs);
     if (!s->specs) return dp_err_set(err, DP_ENOMEM, "out of memory");

@@ -109,6 +109,22 @@ check "a folder dperm did not make gets no index, and no note" sh -c "[ ! -e the
 "$DPERM" report fresh/tiny > /dev/null 2> err
 check "a results folder dperm made gets its index" grep -q 'href="tiny/report.html"' fresh/index.html
 
+# A metric name no run has is refused by `dperm report` at its position (it would draw an
+# empty figure), with the closest metric; a config path no run has is refused already by
+# `dperm run --dry-run`.
+cp -r "$R" results/tiny_typo
+sed -i 's/y: test_accuracy, by:/y: test_acc, by:/' results/tiny_typo/config.yaml
+rm results/tiny_typo/report.md
+"$DPERM" report results/tiny_typo > /dev/null 2> err
+check "report: y: test_acc exits 2" [ $? = 2 ]
+check "... with one line at its position naming test_accuracy" \
+  sh -c "[ \$(wc -l < err) = 1 ] && grep -qE '^dperm: results/tiny_typo/config.yaml:[0-9]+:[0-9]+: report.figures\[0\].y: no run has the metric .test_acc.; did you mean .test_accuracy.\?$' err"
+check "... and writes no report" [ ! -e results/tiny_typo/report.md ]
+sed 's/rows: algorithm.smoothing,/rows: algorithm.smothing,/' configs/tiny.yaml > configs/typo.yaml
+"$DPERM" run configs/typo.yaml --dry-run > /dev/null 2> err
+check "run --dry-run: rows: algorithm.smothing exits 2 with the closest path" \
+  sh -c "[ $? = 2 ] && grep -q \"report.tables\[0\].rows: no run has the config path 'algorithm.smothing'; did you mean 'algorithm.smoothing'?\" err"
+
 # a broken reference stops the report at its position, with exit 2
 sed -i 's/mean: 60.00}/mean: sixty}/' configs/reference/tiny.yaml
 "$DPERM" report results/tiny > /dev/null 2> err
