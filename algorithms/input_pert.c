@@ -18,8 +18,9 @@
  * - z: independent per row. This is dperm's reading, not the paper's words: Alg. 1's
  *   "each element z_i ~ N(0, sigma^2), sampled independently" is about the coordinates
  *   of one noise vector z, and the paper never says whether rows share one z or draw
- *   their own. The conclusion that Thm 1 gives no valid epsilon (README, Trust) holds
- *   under both readings: its proof takes the data-dependent loss gap as a constant.
+ *   their own. The conclusion that Thm 1 gives no valid epsilon (docs/privacy.md,
+ *   Empirical privacy audit) holds under both readings: its proof takes the
+ *   data-dependent loss gap as a constant.
  *   Drawn on the d features only, not on the bias's constant 1 (it is not data).
  * - T has no default: Thm 2's T = O~(log(...)) has unknown constants, and sigma^2 grows
  *   with T, so the caller chooses it. alpha defaults to 1/beta, the standard GD step for

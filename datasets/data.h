@@ -6,7 +6,7 @@
  * owns; every run of a sweep then reads the same dp_data. dp_data_destroy frees it.
  *
  * Nothing here prints or exits; errors name the file, the record/line and what was
- * wrong (dp_err.file / line). See the README, "Datasets", for sources and licenses.
+ * wrong (dp_err.file / line). See docs/datasets.md, for sources and licenses.
  */
 #ifndef DPERM_DATA_H
 #define DPERM_DATA_H
@@ -91,7 +91,7 @@ typedef enum { DP_SCALE_NONE = 0, DP_SCALE_MINMAX = 1, DP_SCALE_STANDARDIZE = 2 
 typedef enum { DP_LABELS_INDEX = 0, DP_LABELS_PM1 = 1 } dp_labels;
 typedef enum { DP_MISSING_DROP = 0, DP_MISSING_IMPUTE = 1 } dp_missing;
 
-/* Every choice of dataset.* for a real dataset (README key table). Defaults per dataset
+/* Every choice of dataset.* for a real dataset (docs/yaml.md key table). Defaults per dataset
  * come from dp_data_opts_default; the harness overrides what the config gives. */
 typedef struct dp_data_opts {
     char name[32];              /* dataset.name */
@@ -121,7 +121,7 @@ typedef struct dp_data_opts {
     double standardize_std[DP_DATA_MAX_CHANNELS];
 } dp_data_opts;
 
-/* The paper defaults for a dataset (README): images scaled to [0, 1]; convex UCI sets
+/* The paper defaults for a dataset (docs/datasets.md): images scaled to [0, 1]; convex UCI sets
  * one-hot + minmax + unit l2 ball, rows with missing values dropped, binary sets in
  * pm1 with the documented positive class; official test files where they exist, else a
  * 0.2 random test fraction; seed 1. DP_EINVAL for an unknown name. */

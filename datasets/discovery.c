@@ -1,6 +1,6 @@
 /* discovery.c: where a dataset's files are, and their SHA-256.
  *
- * Search order (README "Datasets"): --data-dir, each folder of $DPERM_DATA
+ * Search order (docs/datasets.md): --data-dir, each folder of $DPERM_DATA
  * (':'-separated), datasets/data (what `make data` fills), /usr/share/datasets (Debian's
  * dataset-* packages). Within a root, a dataset is looked for in each of its catalog
  * folders (e.g. uci/adult, then adult), so the layouts of ../shared/datasets, of

@@ -100,7 +100,7 @@ from_zip uci/bike/hour.csv "$UCI/00275/Bike-Sharing-Dataset.zip" hour.csv
 fetch uci/kddcup99/kddcup.data_10_percent.gz "https://kdd.ics.uci.edu/databases/kddcup99/kddcup.data_10_percent.gz"
 fetch uci/breast_cancer/breast-cancer-wisconsin.data "$UCI/breast-cancer-wisconsin/breast-cancer-wisconsin.data"
 fetch uci/iris/iris.data "$UCI/iris/iris.data"
-# The original is an .xls: dperm reads a CSV export of it (see README, "Datasets").
+# The original is an .xls: dperm reads a CSV export of it (see docs/datasets.md).
 if fetch "uci/credit_default/default of credit card clients.xls" "$UCI/00350/default%20of%20credit%20card%20clients.xls" &&
    [ ! -s "$DATA/uci/credit_default/default of credit card clients.csv" ]; then
   echo "fetch: credit_default: save 'default of credit card clients.xls' as CSV (comma separated," \

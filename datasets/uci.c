@@ -1,7 +1,7 @@
 /* uci.c: one table of column schemas for the delimited-text datasets, and the reader that
  * turns their files into a dp_raw (data_int.h).
  *
- * Sources and licenses are in registry.c and the README; each schema below notes its
+ * Sources and licenses are in registry.c and docs/datasets.md; each schema below notes its
  * file's quirks. Column letters: N numeric, C categorical (one-hot later), L class
  * label, T real regression target, S skipped (an ID, or a column that leaks the target).
  * Categorical levels are the values seen in the files, sorted (strcmp), so a level's code

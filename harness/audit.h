@@ -39,7 +39,7 @@ typedef enum {
                                gradients differ by up to 2 ||[x; 1]|| */
 } audit_pair;
 
-/* The document's `audit:` block (README "Empirical privacy audit"), defaults filled. */
+/* The document's `audit:` block (docs/privacy.md, "Empirical privacy audit"), defaults filled. */
 typedef struct audit_opts {
     long trials;            /* per data set, half to choose the threshold, half to
                                evaluate it; default 1000 */

@@ -9,7 +9,7 @@
  * the ratios of blocks run back to back, and the smoothing's and DPlis's costs against
  * DP-SGD the same way. The machine's own dgemm and sgemm GFLOP/s are measured first as
  * the ceiling to read those numbers against, and the BLAS kernel set is printed, since
- * speed is only comparable under the same kernels (README, Performance).
+ * speed is only comparable under the same kernels (docs/performance.md).
  *
  * The steps timed are the library's: dp_model_loss_grad / dp_model_clipped_grad /
  * dp_model_smoothed_clipped_grad, the noise generator and the update loop a trainer

@@ -233,7 +233,8 @@ static int prepare(sweep *s, dp_err *err)
     if (n_unbounded) /* once per sweep, even with --quiet: privacy is the product */
         fprintf(stderr, "dperm: warning: %zu of %zu runs are input_perturbation, whose "
                 "epsilon (InputPert Thm 1) dperm audit contradicts: their records give it "
-                "as epsilon_claimed, with epsilon_spent null (README, Trust)\n",
+                "as epsilon_claimed, with epsilon_spent null (docs/privacy.md, Empirical "
+                "privacy audit)\n",
                 n_unbounded, s->g.n);
     /* delta is the chance of a privacy failure; above 1/n a mechanism that publishes one
      * training row at random meets the definition. Warned, not refused: papers do it. */

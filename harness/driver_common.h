@@ -54,7 +54,7 @@ int drv_config_error(dp_err *err, const cfg_node *n, const char *what);
 /* metrics.epsilon_spent, delta (the delta spent) and accountant. */
 void drv_privacy_metrics(json_t *metrics, double eps, double delta, const char *accountant);
 
-/* The privacy truth of a private run, beside what the calibration claims (README,
+/* The privacy truth of a private run, beside what the calibration claims (docs/privacy.md,
  * "Privacy truth"):
  *   metrics.epsilon_claimed   what the calibrating theorem or accountant says (null when
  *                             not finite),

@@ -87,16 +87,18 @@ static void record(const cfg_node *root, const dp_input_pert_cfg *c,
     } else {
         /* dperm prints an epsilon only when it is an upper bound. Thm 1's is not: its proof
          * treats the feature noise as shared by every row and the loss gap as a constant,
-         * and `dperm audit` measures lower bounds above the claim (README, Trust: 2.46 at
-         * a claim of 1 on 2000 rows). The claim is kept, under a name that says so. */
+         * and `dperm audit` measures lower bounds above the claim (docs/privacy.md,
+         * Empirical privacy audit: 2.46 at a claim of 1 on 2000 rows). The claim is kept,
+         * under a name that says so. */
         drv_num(metrics, "epsilon_spent", NAN);
         drv_privacy_truth(metrics, c->eps, NAN, NULL,
                           "InputPert Thm 1 does not bound it: dperm audit measures lower "
-                          "bounds above the claim (README, Trust), so no valid epsilon exists "
-                          "for it here");
+                          "bounds above the claim (docs/privacy.md, Empirical privacy "
+                          "audit), so no valid epsilon exists for it here");
         json_object_set_new(metrics, "privacy_guarantee",
                             json_string("none: InputPert Thm 1's epsilon is contradicted by "
-                                        "dperm audit (README, Trust)"));
+                                        "dperm audit (docs/privacy.md, Empirical privacy "
+                                        "audit)"));
         drv_warn(metrics, "input_perturbation: epsilon_spent is null because InputPert Thm 1 "
                           "does not bound it (dperm audit finds violations); epsilon_claimed "
                           "is the paper's claim, not a guarantee");

@@ -2,7 +2,7 @@
  * reference, the cells inside the paper's band; per qualitative claim of the paper
  * (the report block's `claims`), whether it holds in our numbers.
  *
- * A claim (README "Claims"):
+ * A claim (docs/results.md, "Claims"):
  *   {text: "smoothing > 0 beats smoothing = 0 at every epsilon",
  *    table: NAME | [NAME, ...],           # every table must agree ("in gap and time")
  *    better: {ROWS_PATH: VALUE | [VALUES], ...},   # the rows that should win

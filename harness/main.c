@@ -1,7 +1,7 @@
 /* main.c: bin/dperm, command dispatch and exit codes.
  *
  * dperm: a reproducible benchmark harness for differentially private empirical risk
- * minimization. See README.md for the concepts, the YAML schema and the result files.
+ * minimization. See docs/yaml.md and docs/results.md for the concepts, the YAML schema and the result files.
  */
 #include <signal.h>
 #include <stdio.h>

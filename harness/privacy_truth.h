@@ -1,5 +1,5 @@
 /* privacy_truth.h: the tightest valid epsilon of a run of the first-order loop (DP-SGD and
- * its family), beside the epsilon its calibrating accountant claims (README, "Privacy
+ * its family), beside the epsilon its calibrating accountant claims (docs/privacy.md, "Privacy
  * truth"). The convex drivers state theirs themselves (drv_privacy_truth).
  */
 #ifndef DPERM_PRIVACY_TRUTH_H

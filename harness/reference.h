@@ -2,7 +2,7 @@
  * checked with FILE:LINE:COL positions, and the band test that says whether one of our
  * cells agrees with the paper's.
  *
- * File format (README "Reference files"):
+ * File format (docs/results.md, "Reference files"):
  *   source: {paper: TEXT, table: TEXT, page: N | TEXT, section: TEXT, note: TEXT}
  *   metric: test_accuracy          # optional; must equal the table's `cell` when given
  *   unit: percent                  # optional text, printed beside the paper's column

@@ -2,7 +2,7 @@
  * run_spec (see spec.h). The document-level checks are in spec_document.c, the field
  * readers both use in spec_check.c.
  *
- * Schema (README.md "Experiment YAML" copies this table). "int" is a YAML integer,
+ * Schema (docs/yaml.md, "Keys", copies this table). "int" is a YAML integer,
  * "number" an integer or float; .inf is accepted only where the range says so. Unknown
  * keys are errors with a did-you-mean; errors point at the key (unknown, missing under a
  * block) or at the value (wrong type, out of range).
@@ -567,7 +567,7 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         (rc = spec_read_readout(train, out, err)))
         return rc;
     /* A protocol named private promises a DP run: a clip that bounds nothing per example
-     * cannot be part of it (README, "Reproducing as published"). */
+     * cannot be part of it (docs/reproducing.md, "Reproducing as published"). */
     if (out->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR && !strcmp(out->protocol, "private"))
         return cfg_error(err, cfg_get(algo, "clip_mode"), 0,
                          "algorithm.clip_mode batch_mean_per_tensor under protocol private: "

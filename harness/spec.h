@@ -2,7 +2,7 @@
  *
  * Every key is checked: unknown keys are errors with a did-you-mean suggestion, wrong
  * types and out-of-range values are errors at the value's FILE:LINE:COL. The schema is
- * documented in README.md ("Experiment YAML"). The top-level document keys grid, scales
+ * documented in docs/yaml.md. The top-level document keys grid, scales
  * and report are checked by spec_check_document (report's shape included).
  */
 #ifndef DPERM_SPEC_H

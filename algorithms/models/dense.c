@@ -7,7 +7,7 @@
  * ||dout_i inp_i^T||_F^2 = ||dout_i||^2 ||inp_i||^2, and with the bias,
  * ||dout_i||^2 (||inp_i||^2 + 1). Per-example gradients of a dense layer are never
  * formed: the norms cost O(B (I + O)), and a sum of per-example gradients each scaled by
- * c_i is the weight-gradient GEMM with the rows of dout scaled first (README, Performance).
+ * c_i is the weight-gradient GEMM with the rows of dout scaled first (docs/performance.md).
  *
  * Precision (house rule 11; the same contract as conv.c): the layer's interface is double
  * (inputs, weights, outputs, errors, gradients) and its products are single precision.

@@ -3,7 +3,7 @@
  *
  * Sources: DP-SGD's clipping g_i / max(1, ||g_i||_2 / C) (Abadi et al. 2016, Alg. 1;
  * DP-LSSGD §4; Lecture15 Alg. 4); the per-layer algebra of Goodfellow 2015 (dense) and of
- * conv.c (convolutions); README, Performance.
+ * conv.c (convolutions); docs/performance.md.
  *
  * Why it is cheap. Example i's gradient with respect to a layer's weights is linear in
  * that layer's output error delta_i, and delta_i does not depend on the clipping. So one
@@ -21,7 +21,7 @@
  * Extra work over a plain step: the norms (O(B (I + O)) for a dense layer; for a conv
  * the per-example products of conv.c, which STORED reuses) and the factors; nothing is
  * allocated. With C = inf every c_i is 1, the factors are not applied, and the result is
- * the plain batch gradient bit for bit (tested). The cost against SGD is README,
+ * the plain batch gradient bit for bit (tested). The cost against SGD is docs/performance.md,
  * Performance's bench table (the noise is most of the difference).
  */
 #include <assert.h>

@@ -81,7 +81,7 @@
  *
  * Cost. K forward and error-backward passes are inherent in Alg. 2, plus K draws of
  * n_params normals; what is done once is the first layer's weight gradient (shared
- * input). Now (`dperm bench`'s dplis column, README, Performance), a DPlis step of
+ * input). Now (`dperm bench`'s dplis column, docs/performance.md), a DPlis step of
  * mlp_784_512_128_10 at K = 10 and batch 256 costs 8.2-8.5 DP-SGD steps on this
  * project's Xeon (2 threads): of 33 ms, the ten perturbations take 10.4 ms (2.5 DP-SGD
  * steps: one normal per parameter each), the ten copies' runs 16.7 ms, the norms and

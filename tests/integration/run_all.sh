@@ -15,4 +15,6 @@ for t in "$dir"/test_*.sh; do
   if [ $status != 0 ] && [ "${f:-0}" = 0 ]; then total_fail=$((total_fail + 1)); echo "FAIL $(basename "$t") exited $status"; fi
 done
 echo "integration: $total_pass passed, $total_fail failed"
+# for the closing line of `make test` (tests/summary.sh)
+if [ -n "${DPERM_SUMMARY_FILE:-}" ]; then echo "$total_pass $total_fail" > "$DPERM_SUMMARY_FILE"; fi
 [ $total_fail = 0 ]

@@ -1,5 +1,5 @@
 # Read-outs (train.readout): one run read at several epochs and epsilons, the same bits
-# as the run without them, and reports keyed by read-out (README, "Read-outs").
+# as the run without them, and reports keyed by read-out (docs/results.md, "Read-outs").
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 2
 

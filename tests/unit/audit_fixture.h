@@ -23,7 +23,7 @@
 #define AUDIT_OBJECTIVE_RUNS 3
 
 /* Audit i of config (n_runs audits) into *r and print its row (so the test log holds the
- * table the README reports). Under the sanitizers only every test_case_stride()-th audit
+ * table docs/privacy.md reports). Under the sanitizers only every test_case_stride()-th audit
  * runs (the trials are the same code each time); *ran says whether this one did. */
 static inline void audit_fixture_run(const char *config, size_t n_runs, int i,
                                      const char *label, audit_result *r, int *ran)

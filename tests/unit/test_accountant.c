@@ -3,7 +3,7 @@
  * (against Opacus's reference_sigma.json) and of steps, and bad input.
  *
  * Reference values: tests/fixtures/privacy/ (copies of shared/reference/privacy, see its
- * README: Opacus v1.4.0 and Google dp_accounting); $DPERM_REFERENCE overrides the folder. */
+ * docs/privacy.md: Opacus v1.4.0 and Google dp_accounting); $DPERM_REFERENCE overrides the folder. */
 #include <check.h>
 #include <jansson.h>
 #include <math.h>

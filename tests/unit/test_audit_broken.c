@@ -32,9 +32,9 @@ END_TEST
 
 /* audit-broken-2.1: Gaussian output perturbation at epsilon 4 (the last audit of its
  * file): Zhang17's Lemma 2 sensitivity is about three times what one example can do, so
- * a tenth of the noise is not enough for a violation to show in 3000 trials (README), but
+ * a tenth of the noise is not enough for a violation to show in 3000 trials (docs/privacy.md), but
  * the audit must see the difference: the broken mechanism's bound above the honest one's
- * by more than 1. The rows of the other epsilons are printed for the README. */
+ * by more than 1. The rows of the other epsilons are printed for docs/privacy.md. */
 START_TEST(test_broken_gaussian_output)
 {
     audit_result honest, broken;
@@ -61,7 +61,7 @@ END_TEST
  * add/remove). The old calibration is only ~1.1x over budget (the theorem's Gaussian has
  * slack), which no audit of 3000 trials can prove, but with the mirror canary pair the
  * audit must tell it apart from the calibration as built: a bound higher by more than 1.
- * The rows of the other epsilons are printed for the README. */
+ * The rows of the other epsilons are printed for docs/privacy.md. */
 START_TEST(test_old_objective_calibration)
 {
     audit_result built, old;

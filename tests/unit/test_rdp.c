@@ -100,7 +100,7 @@ START_TEST(test_opacus_grid)
 END_TEST
 
 /* On dp_accounting's grid: equal to dp_accounting, except where its optimum is at a
- * fractional order, whose series dp_accounting overestimates (README); there dperm must
+ * fractional order, whose series dp_accounting overestimates (docs/privacy.md); there dperm must
  * be below it and equal to Opacus. */
 START_TEST(test_dpaccounting_grid)
 {
