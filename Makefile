@@ -118,8 +118,10 @@ test: deps ## every test: unit + integration, the unit tests and fuzz corpora un
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(TEST_BIN)
 	@$(MAKE) --no-print-directory check-deps test-unit test-integration
 	@$(MAKE) --no-print-directory test-asan
-	@$(MAKE) --no-print-directory test-fuzz-replay
+	@$(MAKE) --no-print-directory test-fuzz-replay | tee $(BUILD)/test-logs/fuzz-replay.log; \
+	  [ "$$(grep -c '^replay .* replayed [0-9]* inputs$$' $(BUILD)/test-logs/fuzz-replay.log)" = $(words $(FUZZ_TARGETS)) ]
 	@$(MAKE) --no-print-directory memcheck
+	@sh tests/summary.sh $(BUILD) build-asan $(BUILD)/test-logs/fuzz-replay.log
 
 test-unit: $(TEST_BIN) ## run the Check unit tests
 	@mkdir -p $(BUILD)/test-logs; \
@@ -131,7 +133,9 @@ test-unit: $(TEST_BIN) ## run the Check unit tests
 	if [ $$fail != 0 ]; then echo "unit tests: FAILED"; exit 1; fi
 
 test-integration: all ## run the integration scripts in tests/integration/
-	@DPERM=$(CURDIR)/$(BIN)/dperm sh tests/integration/run_all.sh
+	@mkdir -p $(BUILD)/test-logs
+	@DPERM=$(CURDIR)/$(BIN)/dperm DPERM_SUMMARY_FILE=$(CURDIR)/$(BUILD)/test-logs/integration.total \
+	  sh tests/integration/run_all.sh
 
 # The same tests built with AddressSanitizer and UBSan in a separate folder; any report
 # (including a leak at exit) fails the run. `make test` runs the unit tests this way, with
