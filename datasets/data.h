@@ -57,7 +57,8 @@ const dp_data_info *dp_data_find(const char *name);
 /* ---- discovery ------------------------------------------------------------------------ */
 
 /* The folders searched, in order: --data-dir (data_dir, may be NULL), each entry of
- * $DPERM_DATA (':'-separated), datasets/data, /usr/share/datasets. */
+ * $DPERM_DATA (':'-separated), datasets/data, REPO/datasets/data beside the running
+ * program (REPO/bin/dperm; when it exists and is another folder), /usr/share/datasets. */
 typedef struct dp_data_search {
     char dirs[DP_DATA_MAX_DIRS][512];
     size_t n;

@@ -1,17 +1,20 @@
 /* discovery.c: where a dataset's files are, and their SHA-256.
  *
  * Search order (docs/datasets.md): --data-dir, each folder of $DPERM_DATA
- * (':'-separated), datasets/data (what `make data` fills), /usr/share/datasets (Debian's
- * dataset-* packages). Within a root, a dataset is looked for in each of its catalog
+ * (':'-separated), datasets/data (what `make data` fills), the same folder of the
+ * repository the running program was built in (REPO/bin/dperm), /usr/share/datasets
+ * (Debian's dataset-* packages). Within a root, a dataset is looked for in each of its catalog
  * folders (e.g. uci/adult, then adult), so the layouts of ../shared/datasets, of
  * `make data` and of Debian all work. The first folder holding every file wins: files of
  * one dataset are never mixed across folders. A file catalogued as X.gz is also accepted
  * plain as X (and X as X.gz); its published sum then does not apply (exact[] says so).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <nettle/sha2.h>
 
@@ -28,6 +31,26 @@ static void add_dir(dp_data_search *s, const char *d, size_t len)
     s->n++;
 }
 
+/* The repository's datasets/data beside the running program (REPO/bin/dperm), when that
+ * folder exists and is not the working folder's datasets/data: what `make data` fetched is
+ * then found whatever folder dperm runs from. */
+static void add_beside_binary(dp_data_search *s)
+{
+    char exe[PATH_MAX], dir[PATH_MAX + 32], a[PATH_MAX], b[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = '\0';
+    for (int up = 0; up < 2; up++) { /* REPO/bin/dperm -> REPO */
+        char *slash = strrchr(exe, '/');
+        if (!slash || slash == exe) return;
+        *slash = '\0';
+    }
+    snprintf(dir, sizeof dir, "%s/datasets/data", exe);
+    if (!realpath(dir, a)) return;
+    if (realpath("datasets/data", b) && strcmp(a, b) == 0) return;
+    add_dir(s, dir, strlen(dir));
+}
+
 void dp_data_search_init(dp_data_search *s, const char *data_dir)
 {
     memset(s, 0, sizeof *s);
@@ -40,6 +63,7 @@ void dp_data_search_init(dp_data_search *s, const char *data_dir)
         env = colon ? colon + 1 : NULL;
     }
     add_dir(s, "datasets/data", strlen("datasets/data"));
+    add_beside_binary(s);
     add_dir(s, "/usr/share/datasets", strlen("/usr/share/datasets"));
 }
 
@@ -120,8 +144,8 @@ int dp_data_locate(const dp_data_info *info, const dp_data_search *s, dp_data_fo
     memset(out, 0, sizeof *out);
     char searched[2048];
     dp_data_search_text(s, searched, sizeof searched);
-    return dp_err_set(err, DP_EDATA, "dataset '%s' not found in: %s; %s",
-                      info->name, searched, info->how_to_get);
+    return dp_err_set(err, DP_EDATA, "dataset '%s' not found in: %s; %s, or set DPERM_DATA "
+                      "to the folder holding it", info->name, searched, info->how_to_get);
 }
 
 int dp_sha256_file(const char *path, char hex[65], dp_err *err)

@@ -81,7 +81,7 @@ sed 's/name: mnist,/name: mnist, fallback: false,/' "$WORK/mnist.yaml" > "$WORK/
 DPERM_DATA= "$DPERM" run "$WORK/nofb.yaml" --data-dir "$EMPTY" --out "$WORK/nofb" 2> "$WORK/err"
 check "a missing dataset exits 2" [ $? = 2 ]
 check "...in one line naming the folders and what to do" \
-  grep -qxF "dperm: $WORK/nofb.yaml:2:17: dataset 'mnist' not found in: $EMPTY, datasets/data, /usr/share/datasets; run \`make data\` or pass --data-dir" "$WORK/err"
+  grep -qxF "dperm: $WORK/nofb.yaml:2:17: dataset 'mnist' not found in: $EMPTY, datasets/data, /usr/share/datasets; run \`make data\` or pass --data-dir, or set DPERM_DATA to the folder holding it" "$WORK/err"
 check "...and writes nothing" [ ! -e "$WORK/nofb" ]
 
 # A corrupt data file: the error names the file and line; exit 2, nothing written.
@@ -105,4 +105,19 @@ if [ "$have_shared" = 1 ]; then
   "$DPERM" run "$WORK/wine.yaml" --out "$WORK/k" 2> "$WORK/err"
   check "a regression dataset with a classifier exits 2 and says why" grep -q "wine_quality is a regression dataset (real target): use model.type squared or huber" "$WORK/err"
 fi
+# Data that `make data` put into the repository is found when dperm runs from another
+# folder: a copy of the program in REPO/bin finds REPO/datasets/data (here a truncated iris,
+# so the message names the file it found), and a dataset found nowhere names every folder
+# searched and DPERM_DATA.
+mkdir -p "$WORK/repo/bin" "$WORK/repo/datasets/data/uci/iris" "$WORK/elsewhere"
+cp "$DPERM" "$WORK/repo/bin/dperm"
+cp "$(dirname "$0")/../bad_inputs/data/data-iris-truncated/uci/iris/iris.data" "$WORK/repo/datasets/data/uci/iris/"
+printf 'experiment: i\ndataset: {name: iris}\nmodel: {type: softmax}\ntrain: {epochs: 1, batch_size: 16, lr: 0.1}\nalgorithm: {name: sgd}\n' > "$WORK/elsewhere/i.yaml"
+(cd "$WORK/elsewhere" && env -u DPERM_DATA "$WORK/repo/bin/dperm" run i.yaml --dry-run > /dev/null 2> "$WORK/err")
+check "from another folder, the repository's datasets/data is searched" \
+  grep -qF "dperm: $WORK/repo/datasets/data/uci/iris/iris.data: 2 data rows" "$WORK/err"
+sed 's/name: iris/name: adult/' "$WORK/elsewhere/i.yaml" > "$WORK/elsewhere/a.yaml"
+(cd "$WORK/elsewhere" && env -u DPERM_DATA "$WORK/repo/bin/dperm" run a.yaml --dry-run > /dev/null 2> "$WORK/err")
+check "a dataset found nowhere names every folder searched and DPERM_DATA" \
+  grep -qF "dataset 'adult' not found in: datasets/data, $WORK/repo/datasets/data, /usr/share/datasets; run \`make data\` or pass --data-dir, or set DPERM_DATA to the folder holding it" "$WORK/err"
 finish

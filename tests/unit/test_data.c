@@ -357,7 +357,8 @@ START_TEST(test_locate)
     ck_assert_int_eq(dp_data_locate(dp_data_find("iris"), &s, &f, &e), DP_EDATA);
     char want[1024];
     snprintf(want, sizeof want, "dataset 'iris' not found in: %s, datasets/data, "
-             "/usr/share/datasets; run `make data` or pass --data-dir", dir);
+             "/usr/share/datasets; run `make data` or pass --data-dir, or set DPERM_DATA to "
+             "the folder holding it", dir);
     ck_assert_str_eq(e.msg, want);
     snprintf(p, sizeof p, "mkdir -p %s/uci/iris %s/mnist && touch %s/uci/iris/iris.data "
              "%s/mnist/train-images-idx3-ubyte %s/mnist/train-labels-idx1-ubyte.gz "
