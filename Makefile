@@ -46,7 +46,7 @@ GIT_REV  := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 .DEFAULT_GOAL := all
 
 # ---- targets --------------------------------------------------------------------------
-.PHONY: all help deps lib test test-unit test-integration test-asan test-asan-all test-slurm memcheck fuzz test-fuzz-replay reproduce clean check-deps data
+.PHONY: all help deps lib install uninstall test test-unit test-integration test-asan test-asan-all test-slurm memcheck fuzz test-fuzz-replay reproduce clean check-deps data
 
 all: deps $(BIN)/dperm $(LIB) ## build bin/dperm and build/libdperm.a
 
@@ -244,6 +244,38 @@ $(REPRO_TARGETS): reproduce-%: all ## a paper's tables and figures (lssgd, zhang
 	@$(REPRO_COMMANDS_$*)
 
 reproduce: $(REPRO_TARGETS) ## every paper's tables and figures at SCALE (quick: under 30 min on 2 cores)
+
+# ---- install ---------------------------------------------------------------------------
+# PREFIX/bin/dperm, its man page (generated from the commands' --help texts, so it says
+# what the program says) and the configs under PREFIX/share/dperm/configs. An installed
+# dperm also looks for datasets in PREFIX/share/dperm/datasets (docs/datasets.md).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+MAN_COMMANDS := run report merge slurm list privacy data bench audit smoothing
+# roff: a backslash is \e, a line starting with '.' or "'" is shielded by \&
+ROFF_TEXT := sed -e 's/\\/\\e/g' -e "s/^\([.']\)/\\\\\&\1/"
+
+$(BUILD)/dperm.1: $(BIN)/dperm
+	@{ printf '.TH DPERM 1 "" "%s" "User Commands"\n' "$$($(BIN)/dperm --version | head -n 1)"; \
+	   printf '.SH NAME\ndperm \\- reproducible benchmark harness for differentially private ERM\n'; \
+	   printf '.SH SYNOPSIS\n.nf\n'; $(BIN)/dperm --help | $(ROFF_TEXT); printf '.fi\n'; \
+	   for c in $(MAN_COMMANDS); do \
+	     printf '.SH "DPERM %s"\n.nf\n' "$$(echo $$c | tr a-z A-Z)"; \
+	     $(BIN)/dperm $$c --help | $(ROFF_TEXT); printf '.fi\n'; done; \
+	   printf '.SH SEE ALSO\nREADME.md and docs/ in the dperm source tree.\n'; } > $@.tmp && mv $@.tmp $@
+
+install: all $(BUILD)/dperm.1 ## install bin/dperm, its man page and the configs under PREFIX (DESTDIR for staging)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/dperm/configs $(DESTDIR)$(PREFIX)/share/dperm/datasets
+	install -m 755 $(BIN)/dperm $(DESTDIR)$(PREFIX)/bin/dperm
+	install -m 644 $(BUILD)/dperm.1 $(DESTDIR)$(PREFIX)/share/man/man1/dperm.1
+	cp -R configs/. $(DESTDIR)$(PREFIX)/share/dperm/configs/
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/dperm; datasets: copy datasets/data/* into $(DESTDIR)$(PREFIX)/share/dperm/datasets/ or set DPERM_DATA"
+
+uninstall: ## remove what `make install` put under PREFIX
+	rm -f $(DESTDIR)$(PREFIX)/bin/dperm $(DESTDIR)$(PREFIX)/share/man/man1/dperm.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/dperm/configs
+	-rmdir $(DESTDIR)$(PREFIX)/share/dperm/datasets $(DESTDIR)$(PREFIX)/share/dperm 2>/dev/null
 
 demo: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
 	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume

@@ -2,8 +2,9 @@
  *
  * Search order (docs/datasets.md): --data-dir, each folder of $DPERM_DATA
  * (':'-separated), datasets/data (what `make data` fills), the same folder of the
- * repository the running program was built in (REPO/bin/dperm), /usr/share/datasets
- * (Debian's dataset-* packages). Within a root, a dataset is looked for in each of its catalog
+ * repository the running program was built in (REPO/bin/dperm) or an installed prefix's
+ * share/dperm/datasets (PREFIX/bin/dperm), /usr/share/datasets (Debian's dataset-*
+ * packages). Within a root, a dataset is looked for in each of its catalog
  * folders (e.g. uci/adult, then adult), so the layouts of ../shared/datasets, of
  * `make data` and of Debian all work. The first folder holding every file wins: files of
  * one dataset are never mixed across folders. A file catalogued as X.gz is also accepted
@@ -31,9 +32,10 @@ static void add_dir(dp_data_search *s, const char *d, size_t len)
     s->n++;
 }
 
-/* The repository's datasets/data beside the running program (REPO/bin/dperm), when that
- * folder exists and is not the working folder's datasets/data: what `make data` fetched is
- * then found whatever folder dperm runs from. */
+/* The repository's datasets/data beside the running program (REPO/bin/dperm), or an
+ * installed one's PREFIX/share/dperm/datasets (PREFIX/bin/dperm), when that folder exists
+ * and is not the working folder's datasets/data: what `make data` fetched is then found
+ * whatever folder dperm runs from. */
 static void add_beside_binary(dp_data_search *s)
 {
     char exe[PATH_MAX], dir[PATH_MAX + 32], a[PATH_MAX], b[PATH_MAX];
@@ -45,10 +47,14 @@ static void add_beside_binary(dp_data_search *s)
         if (!slash || slash == exe) return;
         *slash = '\0';
     }
-    snprintf(dir, sizeof dir, "%s/datasets/data", exe);
-    if (!realpath(dir, a)) return;
-    if (realpath("datasets/data", b) && strcmp(a, b) == 0) return;
-    add_dir(s, dir, strlen(dir));
+    /* a source tree's datasets/data, or an installed prefix's share/dperm/datasets */
+    static const char *const beside[] = {"datasets/data", "share/dperm/datasets"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(dir, sizeof dir, "%s/%s", exe, beside[k]);
+        if (!realpath(dir, a)) continue;
+        if (realpath("datasets/data", b) && strcmp(a, b) == 0) continue;
+        add_dir(s, dir, strlen(dir));
+    }
 }
 
 void dp_data_search_init(dp_data_search *s, const char *data_dir)
