@@ -456,6 +456,36 @@ static int read_text(const char *path, char **out, size_t *len)
     return 0;
 }
 
+/* "the grid changed: N new runs, M kept, K recorded ones no longer in it", once, even with
+ * --quiet: a resume that runs other runs than before says so. */
+static void grid_change_note(json_t *ids, json_t *records)
+{
+    size_t n_new = 0, n_kept = 0, n_gone = 0, i, r;
+    json_t *id, *rec;
+    json_t *have = json_object();
+    if (!have) return;
+    json_array_foreach(records, r, rec) {
+        const char *rid = json_string_value(json_object_get(rec, "id"));
+        if (rid) json_object_set_new(have, rid, json_true());
+    }
+    json_t *want = json_object();
+    json_array_foreach(ids, i, id) {
+        if (!json_is_string(id)) continue;
+        if (json_object_get(have, json_string_value(id))) n_kept++;
+        else n_new++;
+        if (want) json_object_set_new(want, json_string_value(id), json_true());
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(have, key, v) n_gone += want && !json_object_get(want, key);
+    fprintf(stderr, "dperm: note: the grid changed since this folder's last sweep: %zu new "
+            "run%s to run, %zu recorded and kept, %zu recorded run%s no longer in the grid "
+            "(kept in runs.jsonl, left out of reports)\n", n_new, n_new == 1 ? "" : "s",
+            n_kept, n_gone, n_gone == 1 ? "" : "s");
+    json_decref(have);
+    json_decref(want);
+}
+
 /* Decide what to run. Fills todo[] with indices into s->g.runs. */
 static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
 {
@@ -516,12 +546,17 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
     }
     if (old && (have_any || s->opt.sharded) &&
         !json_equal(json_object_get(old, "ids"), json_object_get(manifest, "ids"))) {
-        rc = dp_err_set(err, DP_ESTATE,
-                        "%s: the expanded grid differs from the one this folder was started with",
-                        s->opt.config);
-        dp_err_hint(err, "a sweep's grid is fixed when it starts; restore the config (and the same "
-                    "--scale), or use --out DIR for the new grid");
-        goto out;
+        if (s->opt.sharded) {
+            /* shards of one submission must agree on the grid they split */
+            rc = dp_err_set(err, DP_ESTATE, "%s: the expanded grid differs from the one this "
+                            "folder's shards were started with", s->opt.config);
+            dp_err_hint(err, "change a sharded sweep's grid between submissions only after "
+                        "`dperm merge`; or use --out DIR for the new grid");
+            goto out;
+        }
+        /* An edited grid extends the sweep: its new runs run, its recorded ones stay done,
+         * and records of runs no longer in it are kept but left out of reports. */
+        grid_change_note(json_object_get(manifest, "ids"), records);
     }
 
     /* Done = the last record of an id says ok or diverged; failed runs are retried. */

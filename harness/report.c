@@ -81,6 +81,32 @@ static int cmp_ordered(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+/* Drop from records those whose id the folder's manifest (DIR/sweep.json) no longer
+ * lists: a sweep whose grid was edited keeps every record, and its report shows the
+ * current grid. Returns how many were dropped (0 without a manifest). */
+static size_t current_grid_only(const char *dir, json_t *records)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sweep.json", dir);
+    json_t *m = json_load_file(path, 0, NULL);
+    json_t *ids = json_object_get(m, "ids"), *want = json_object(), *id;
+    size_t i, dropped = 0;
+    if (!json_is_array(ids) || !want || json_array_size(ids) == 0) goto out;
+    json_array_foreach(ids, i, id)
+        if (json_is_string(id)) json_object_set_new(want, json_string_value(id), json_true());
+    for (i = json_array_size(records); i-- > 0;) {
+        const char *rid = json_string_value(json_object_get(json_array_get(records, i), "id"));
+        if (rid && !json_object_get(want, rid)) {
+            json_array_remove(records, i);
+            dropped++;
+        }
+    }
+out:
+    json_decref(want);
+    json_decref(m);
+    return dropped;
+}
+
 /* recs[0..n) borrowed from the array, sorted by index. NULL on ENOMEM. */
 static json_t **sorted_records(json_t *array, size_t n)
 {
@@ -399,6 +425,11 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
         return DP_EIO;
     }
     if ((rc = store_load(dir, &array, err))) return rc;
+    size_t n_gone = current_grid_only(dir, array);
+    if (n_gone && agg_strs_pushf(&o.warnings, "%zu record%s of runs no longer in the "
+                                 "experiment's grid (sweep.json) left out", n_gone,
+                                 n_gone == 1 ? "" : "s"))
+        goto oom;
     r.n_records = json_array_size(array);
     if (r.n_records == 0) {
         rc = dp_err_set(err, DP_EDATA, "%s/runs.jsonl holds no complete record", dir);

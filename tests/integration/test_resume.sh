@@ -56,4 +56,27 @@ check "a resume at another scale exits 2 with one line naming both scales" \
   sh -c "[ $? = 2 ] && grep -q 'holds a sweep at scale quick; this command plans scale full' '$WORK/scale.err' \
          && [ \$(grep -v -c '^dperm: hint: ' '$WORK/scale.err') = 1 ]"
 check "... and leaves the folder as it was" [ "$(record_count "$Q/runs.jsonl")" = 32 ]
+# ---- an edited grid extends the sweep ---------------------------------------------------
+# One more epsilon into a finished folder: --resume runs only its 8 new runs, says so, and
+# keeps the 32 records as they were. One epsilon fewer: nothing runs, no record is deleted,
+# and the report shows the current grid only.
+"$DPERM" run "$SCALED" --scale quick -j 2 --out "$WORK/ext" --quiet >/dev/null
+cp "$WORK/ext/runs.jsonl" "$WORK/ext.before"
+sed 's/epsilon: \[0.5, 1.0, 2.0, 4.0\]/epsilon: [0.5, 1.0, 2.0, 4.0, 8.0]/' "$SCALED" > "$WORK/more.yaml"
+"$DPERM" run "$WORK/more.yaml" --scale quick -j 2 --out "$WORK/ext" --resume --quiet >/dev/null 2>"$WORK/ext.err"
+check "a grid with one more epsilon: --resume exits 0" [ $? = 0 ]
+check "... says 8 new runs, 32 kept, 0 gone" \
+  grep -q 'the grid changed since this folder.s last sweep: 8 new runs to run, 32 recorded and kept, 0 recorded runs no longer in the grid' "$WORK/ext.err"
+check "... records 40, the 32 earlier ones an unchanged prefix" \
+  sh -c "[ \$(wc -l < '$WORK/ext/runs.jsonl') = 40 ] && head -c \$(stat -c %s '$WORK/ext.before') '$WORK/ext/runs.jsonl' | cmp -s - '$WORK/ext.before'"
+check "... and the new runs are the epsilon 8 ones" \
+  [ "$(tail -n 8 "$WORK/ext/runs.jsonl" | jq -r .config.epsilon | sort -u)" = 8 ]
+sed 's/epsilon: \[0.5, 1.0, 2.0, 4.0\]/epsilon: [1.0, 2.0, 4.0, 8.0]/' "$SCALED" > "$WORK/fewer.yaml"
+cp "$WORK/ext/runs.jsonl" "$WORK/ext.before"
+"$DPERM" run "$WORK/fewer.yaml" --scale quick -j 2 --out "$WORK/ext" --resume --quiet >/dev/null 2>"$WORK/ext.err"
+check "a grid without epsilon 0.5: nothing runs, no record is deleted" \
+  sh -c "[ $? = 0 ] && cmp -s '$WORK/ext/runs.jsonl' '$WORK/ext.before' && grep -q '0 new runs to run, 32 recorded and kept, 8 recorded runs no longer in the grid' '$WORK/ext.err'"
+"$DPERM" report "$WORK/ext" --format md >"$WORK/rep.out" 2>&1
+check "... its report covers the current grid's 32 runs and says 8 were left out" \
+  sh -c "grep -q 'report of 32 runs' '$WORK/rep.out' && grep -q '8 records of runs no longer in the experiment.s grid (sweep.json) left out' '$WORK/ext/report.md'"
 finish
