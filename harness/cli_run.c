@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aggregate.h"
 #include "blas_env.h"
 #include "cli.h"
 #include "config.h"
@@ -486,6 +487,40 @@ static void grid_change_note(json_t *ids, json_t *records)
     json_decref(want);
 }
 
+/* DIR/config.original.yaml: the experiment file as given; DIR/config.yaml: the experiment
+ * as this sweep runs it, which `dperm report` reads. Without --scale or --secure-noise the
+ * two are the same text; with them config.yaml is the document with the scale merged in
+ * (and privacy.secure_noise set), written as JSON (which is YAML) under a comment saying
+ * so: a quick-scale folder then shows the epochs and seeds its runs had. Reals in 15
+ * significant digits (0.3, not 0.29999999999999999): the values of a hand-written file. */
+static int write_configs(const sweep *s, const char *text, size_t len, dp_err *err)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/config.original.yaml", s->dir);
+    int rc = store_write_atomic(path, text, len, err);
+    if (rc) return rc;
+    snprintf(path, sizeof path, "%s/config.yaml", s->dir);
+    if (!s->opt.scale && !s->opt.secure_noise) return store_write_atomic(path, text, len, err);
+    cfg_node *doc = NULL;
+    if ((rc = grid_scaled_document(s->doc.root, s->opt.scale, &doc, err))) return rc;
+    json_t *j = cfg_to_json(doc);
+    cfg_free(doc);
+    char *body = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
+    json_decref(j);
+    agg_buf b;
+    agg_buf_init(&b);
+    agg_buf_printf(&b, "# The experiment as this folder's sweep ran it: %s", s->opt.config);
+    if (s->opt.scale) agg_buf_printf(&b, " with scales.%s merged in", s->opt.scale);
+    if (s->opt.secure_noise) agg_buf_puts(&b, " and --secure-noise");
+    agg_buf_puts(&b, " (JSON, which is YAML; the file as given: config.original.yaml).\n");
+    if (body) agg_buf_printf(&b, "%s\n", body);
+    free(body);
+    rc = !body || b.oom ? dp_err_set(err, DP_ENOMEM, "out of memory")
+                        : store_write_atomic(path, agg_buf_str(&b), b.len, err);
+    agg_buf_destroy(&b);
+    return rc;
+}
+
 /* Decide what to run. Fills todo[] with indices into s->g.runs. */
 static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
 {
@@ -611,8 +646,7 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
         rc = dp_err_set(err, DP_EIO, "cannot read %s: %s", s->opt.config, strerror(errno));
         goto out;
     }
-    snprintf(path, sizeof path, "%s/config.yaml", s->dir);
-    rc = store_write_atomic(path, text, len, err);
+    rc = write_configs(s, text, len, err);
     free(text);
     if (rc) goto out;
     /* Shards of one grid write the same bytes; once there, their manifest stays. */

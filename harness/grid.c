@@ -696,6 +696,18 @@ static int apply_protocol(const cfg_node *doc, cfg_node *run, dp_err *err)
     return merge_into(run, one) ? dp_err_set(err, DP_ENOMEM, "out of memory") : 0;
 }
 
+int grid_scaled_document(const cfg_node *root, const char *scale, cfg_node **out, dp_err *err)
+{
+    *out = cfg_clone(root);
+    if (!*out) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    int rc = scale ? apply_scale(*out, scale, err) : 0;
+    if (rc) {
+        cfg_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 int grid_expand(const cfg_node *root, const char *scale, char *const *only, size_t n_only,
                 grid *out, dp_err *err)
 {

@@ -42,6 +42,11 @@ typedef struct grid {
     size_t n_total;        /* runs before --only filtering */
 } grid;
 
+/* *out (caller cfg_free's) = a copy of root with scales.NAME merged over it (scale NULL:
+ * a plain copy): the experiment as a sweep at that scale runs it. DP_ECONFIG (unknown
+ * scale) or DP_ENOMEM. */
+int grid_scaled_document(const cfg_node *root, const char *scale, cfg_node **out, dp_err *err);
+
 /* Expand root (a parsed document) into out. scale may be NULL; only may be NULL when
  * n_only is 0. Errors (DP_ECONFIG with a position: unknown scale, zip lists of unequal
  * length, empty list, --only key not found, duplicate run ids) leave out empty. */

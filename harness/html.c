@@ -5,6 +5,8 @@
 #include "html.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,24 @@ static int dperm_index(const char *path)
     return strstr(head, INDEX_MARK) || strstr(head, INDEX_MARK_OLD);
 }
 
+/* "SCALE</td><td>DATE" of experiment folder PARENT/NAME: the scale its sweep ran at
+ * (sweep.json; "full" when it names none) and when its report.html was written (UTC). */
+static void index_scale_and_date(agg_buf *b, const char *parent, const char *name)
+{
+    char path[4200], date[32] = "";
+    snprintf(path, sizeof path, "%s/%s/sweep.json", parent, name);
+    json_t *m = json_load_file(path, 0, NULL);
+    const char *scale = json_string_value(json_object_get(m, "scale"));
+    html_escape(b, m ? (scale ? scale : "full") : "");
+    json_decref(m);
+    snprintf(path, sizeof path, "%s/%s/report.html", parent, name);
+    struct stat st;
+    struct tm tm;
+    if (stat(path, &st) == 0 && gmtime_r(&st.st_mtime, &tm))
+        strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+    agg_buf_printf(b, "</td><td>%s", date);
+}
+
 int html_write_index(const char *parent, char **path, char *skipped, size_t n, dp_err *err)
 {
     *path = NULL;
@@ -134,14 +154,16 @@ int html_write_index(const char *parent, char **path, char *skipped, size_t n, d
         html_page_begin(&b, "dperm results");
         agg_buf_puts(&b, INDEX_MARK "\n<h1>dperm results</h1>\n");
         if (!names.n) agg_buf_puts(&b, "<p>No experiment has a report yet.</p>\n");
-        else agg_buf_puts(&b, "<table>\n<thead><tr><th>experiment</th><th>fidelity</th></tr>"
-                              "</thead>\n<tbody>\n");
+        else agg_buf_puts(&b, "<table>\n<thead><tr><th>experiment</th><th>scale</th>"
+                              "<th>report</th><th>fidelity</th></tr></thead>\n<tbody>\n");
         for (size_t i = 0; i < names.n; i++) {
             agg_buf_puts(&b, "<tr><th><a href=\"");
             html_escape(&b, names.s[i]);
             agg_buf_puts(&b, "/report.html\">");
             html_escape(&b, names.s[i]);
-            agg_buf_puts(&b, "</a></th><td style=\"text-align:left\">");
+            agg_buf_puts(&b, "</a></th><td>");
+            index_scale_and_date(&b, parent, names.s[i]);
+            agg_buf_puts(&b, "</td><td style=\"text-align:left\">");
             agg_buf_destroy(&p);
             agg_buf_printf(&p, "%s/%s/fidelity.json", parent, names.s[i]);
             agg_buf line;

@@ -34,6 +34,15 @@ check "a trailing half line is repaired" sh -c "jq -e . '$WORK/killed/runs.jsonl
 # command that continues it: that command, pasted as it is, finishes the same 32 runs.
 SCALED="$FIX/sweep_scaled.yaml"
 "$DPERM" run "$SCALED" --scale quick -j 2 --out "$WORK/qclean" --quiet >/dev/null
+# config.yaml is the experiment as the sweep ran it (the quick scale merged in, a YAML file
+# that plans the same runs without --scale); config.original.yaml the file as given.
+check "a scaled folder keeps the file as given in config.original.yaml" \
+  cmp -s "$SCALED" "$WORK/qclean/config.original.yaml"
+check "... and in config.yaml the experiment as run (4 epochs, 2 learning rates)" \
+  sh -c "grep -q '\"epochs\": 4' '$WORK/qclean/config.yaml' && grep -q 'with scales.quick merged in' '$WORK/qclean/config.yaml'"
+check "... which plans the same 32 runs without --scale" \
+  sh -c "'$DPERM' run '$WORK/qclean/config.yaml' --dry-run 2>/dev/null | tail -n 1 | grep -qx '32 runs'"
+check "an unscaled folder's config.yaml is the file as given" cmp -s "$FIX/sweep.yaml" "$WORK/clean/config.yaml"
 Q="$WORK/q dir"
 "$DPERM" run "$SCALED" --scale quick -j 2 --out "$Q" --quiet >/dev/null 2>"$WORK/int.err" &
 pid=$!
