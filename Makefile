@@ -277,9 +277,11 @@ uninstall: ## remove what `make install` put under PREFIX
 	rm -rf $(DESTDIR)$(PREFIX)/share/dperm/configs
 	-rmdir $(DESTDIR)$(PREFIX)/share/dperm/datasets $(DESTDIR)$(PREFIX)/share/dperm 2>/dev/null
 
-demo: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick (table + figure)
-	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume
-	$(BIN)/dperm report results/quick
+# The demo goes where the quick reproductions go (results/quick/<experiment>), so one
+# index, results/quick/index.html, lists them all.
+demo: all ## the quick end-to-end demo: configs/quick.yaml -> results/quick/demo (table + figure)
+	$(BIN)/dperm run configs/quick.yaml -j $(JOBS) --resume --out results/quick/demo
+	$(BIN)/dperm report results/quick/demo
 
 data: deps ## download the real datasets into datasets/data/, verified against datasets/checksums.sha256
 	@sh datasets/fetch.sh
