@@ -11,9 +11,12 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages: BLAS, FFT, YAML, JSON, SHA-256 (run ids, checksums), gzip, unit tests,
 # figures, the MNIST-shaped dataset every fresh Debian machine can have, curl + unzip
 # for `make data`, and clang with its libFuzzer runtime for `make fuzz`.
+# A|B: the first of the alternatives the distribution has (Debian 12 names first, then
+# current Ubuntu LTS's); one already installed satisfies the entry.
 DEB_PACKAGES := build-essential pkg-config libopenblas-dev libfftw3-dev libyaml-dev \
                 libjansson-dev nettle-dev zlib1g-dev check libsubunit-dev gnuplot-nox \
-                dataset-fashion-mnist jq curl unzip valgrind clang libclang-rt-14-dev
+                dataset-fashion-mnist jq curl unzip valgrind clang \
+                'libclang-rt-14-dev|libclang-rt-18-dev|libclang-rt-dev'
 PKGS     := openblas fftw3 yaml-0.1 jansson nettle zlib
 
 # Recursively expanded on purpose: pkg-config must run after `deps` has installed the
@@ -54,17 +57,26 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' Makefile | sed 's/:.*## /\t/' | expand -t 22
 	@printf '%-22s%s\n' 'reproduce-PAPER' 'one paper at SCALE=quick|full; PAPER: $(PAPERS)'
 
-deps: ## install missing Debian packages (apt-get; as root or through sudo)
-	@missing=""; for p in $(DEB_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+deps: ## install missing Debian packages (apt-get; as root or through sudo; Debian 12 or Ubuntu LTS)
+	@installed() { dpkg-query -W -f='$${Status}' "$$1" 2>/dev/null | grep -q 'ok installed'; }; \
+	missing=""; for entry in $(DEB_PACKAGES); do \
+	  ok=0; for p in $$(echo "$$entry" | tr '|' ' '); do installed $$p && ok=1; done; \
+	  [ $$ok = 1 ] || missing="$$missing $$entry"; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
-	echo "deps: installing:$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then SUDO=""; \
 	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
-	else echo "deps: missing Debian packages:$$missing; install them as root: apt-get install$$missing" >&2; exit 2; fi; \
-	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null \
-	  || { echo "deps: apt-get failed; run as root: apt-get install$$missing" >&2; exit 2; }
+	else echo "deps: missing packages:$$missing; install them as root: apt-get install$$(echo "$$missing" | sed 's/|[^ ]*//g')" >&2; exit 2; fi; \
+	$$SUDO apt-get update -qq || { echo "deps: apt-get update failed; run it as root" >&2; exit 2; }; \
+	pick=""; for entry in $$missing; do \
+	  chosen=""; for p in $$(echo "$$entry" | tr '|' ' '); do \
+	    [ -z "$$chosen" ] && apt-cache show $$p >/dev/null 2>&1 && chosen=$$p; done; \
+	  [ -n "$$chosen" ] || { echo "deps: none of '$$entry' is in this distribution's package lists; install its equivalent by hand" >&2; exit 2; }; \
+	  pick="$$pick $$chosen"; \
+	done; \
+	echo "deps: installing:$$pick"; \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$pick >/dev/null \
+	  || { echo "deps: apt-get failed; run as root: apt-get install$$pick" >&2; exit 2; }
 
 lib: deps $(LIB) ## build build/libdperm.a only
 
