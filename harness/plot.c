@@ -35,6 +35,7 @@ typedef struct point {
 
 typedef struct figure {
     const char *name, *title, *x, *y;
+    const char *xlabel, *ylabel; /* the spec's own axis labels (NULL: label_of x, y) */
     agg_strs by;
     json_t *where;
     int logx, logy;
@@ -48,6 +49,51 @@ typedef struct figure {
     size_t select_k_max;   /* then the most configurations compared at one point */
     char namebuf[32];
 } figure;
+
+// ---- labels ---------------------------------------------------------------------------
+
+/* What a reader of a paper calls the keys and metrics a figure plots; a figure's xlabel /
+ * ylabel override them, and a key not listed is shown as it is. */
+static const struct {
+    const char *key, *label;
+} LABELS[] = {
+    {"test_accuracy", "Test accuracy"},
+    {"test_loss", "Test loss"},
+    {"train_loss", "Training loss"},
+    {"test_rmse", "Test RMSE"},
+    {"grad_norm", "Gradient norm"},
+    {"optimality_gap", "Optimality gap F(w) - F(w*)"},
+    {"epsilon", "Privacy budget epsilon"},
+    {"epsilon_spent", "Epsilon spent"},
+    {"epsilon_rdp", "Epsilon (RDP)"},
+    {"epsilon_pld", "Epsilon (PLD)"},
+    {"noise_multiplier", "Noise multiplier sigma"},
+    {"cpu_seconds", "CPU seconds"},
+    {"wall_seconds", "Wall seconds"},
+    {"iteration", "Iteration"},
+    {"epoch", "Epoch"},
+    {"readout.epoch", "Epoch"},
+    {"readout.epsilon", "Epsilon at the read-out"},
+    {"readout.epsilon_target", "Target epsilon"},
+    {"algorithm.name", "Algorithm"},
+    {"algorithm.smoothing", "Laplacian smoothing sigma"},
+    {"algorithm.radius", "Smoothing radius R"},
+    {"algorithm.samples", "Perturbed copies K"},
+    {"algorithm.clip", "Clipping norm C"},
+    {"train.lr", "Learning rate"},
+    {"train.batch_size", "Batch size"},
+    {"train.epochs", "Epochs"},
+    {"dataset.name", "Dataset"},
+    {"model.type", "Model"},
+    {"protocol", "Protocol"},
+};
+
+static const char *label_of(const char *key)
+{
+    for (size_t i = 0; i < sizeof LABELS / sizeof LABELS[0]; i++)
+        if (!strcmp(LABELS[i].key, key)) return LABELS[i].label;
+    return key;
+}
 
 // ---- spec -----------------------------------------------------------------------------
 
@@ -73,6 +119,8 @@ static int figure_read(figure *f, json_t *fig, size_t number, dp_err *err)
     f->y = json_string_value(json_object_get(fig, "y"));
     if (!f->y) f->y = f->curve ? "train_loss" : "test_accuracy";
     f->title = json_string_value(json_object_get(fig, "title"));
+    f->xlabel = json_string_value(json_object_get(fig, "xlabel"));
+    f->ylabel = json_string_value(json_object_get(fig, "ylabel"));
     f->where = json_object_get(fig, "where");
     if (f->where && !json_is_object(f->where))
         return dp_err_set(err, DP_ECONFIG, "report.figures[%zu].where: expected a map",
@@ -422,18 +470,20 @@ static void write_gp(agg_buf *b, const figure *f, const agg_key *series, const c
     agg_buf_puts(b, "set title ");
     gp_quote(b, title);
     agg_buf_puts(b, "\nset xlabel ");
-    gp_quote(b, f->x);
+    gp_quote(b, f->xlabel ? f->xlabel : label_of(f->x));
     agg_buf_puts(b, "\nset ylabel ");
-    gp_quote(b, f->y);
+    gp_quote(b, f->ylabel ? f->ylabel : label_of(f->y));
     agg_buf_puts(b, bands ? "   # lines: mean over runs; bands/bars: +- sample std\n" : "\n");
-    if (f->logx && !f->categorical) agg_buf_puts(b, "set logscale x\n");
-    if (f->logy) agg_buf_puts(b, "set logscale y\n");
+    /* log axes label their decades 10, 100, not 1e+01 (gnuplot's format without
+     * enhanced text) */
+    if (f->logx && !f->categorical) agg_buf_puts(b, "set logscale x\nset format x '%.10g'\n");
+    if (f->logy) agg_buf_puts(b, "set logscale y\nset format y '%.10g'\n");
     agg_buf_puts(b, "set grid\n");
     if (f->by.n) {   /* the key's title names the series' paths */
         agg_buf t;
         agg_buf_init(&t);
         for (size_t p = 0; p < f->by.n; p++)
-            agg_buf_printf(&t, "%s%s", p ? ", " : "", f->by.s[p]);
+            agg_buf_printf(&t, "%s%s", p ? ", " : "", label_of(f->by.s[p]));
         agg_buf_puts(b, "set key outside right top Left reverse title ");
         gp_quote(b, agg_buf_str(&t));
         agg_buf_puts(b, "\n");
@@ -548,15 +598,17 @@ static void figure_md(agg_out *out, const figure *f, const char *title, unsigned
     agg_buf_puts(md, "\n");
 }
 
-/* "y vs x by a, b" unless the spec gives a title. Caller frees; NULL on ENOMEM. */
+/* "Y vs X by A, B" in the labels' words unless the spec gives a title. Caller frees;
+ * NULL on ENOMEM. */
 static char *figure_title(const figure *f)
 {
     if (f->title) return strdup(f->title);
     agg_buf t;
     agg_buf_init(&t);
-    agg_buf_printf(&t, "%s vs %s", f->y, f->x);
+    agg_buf_printf(&t, "%s vs %s", f->ylabel ? f->ylabel : label_of(f->y),
+                   f->xlabel ? f->xlabel : label_of(f->x));
     for (size_t p = 0; p < f->by.n; p++)
-        agg_buf_printf(&t, "%s%s", p ? ", " : " by ", f->by.s[p]);
+        agg_buf_printf(&t, "%s%s", p ? ", " : " by ", label_of(f->by.s[p]));
     if (t.oom) {
         agg_buf_destroy(&t);
         return NULL;

@@ -42,7 +42,8 @@ static const char *const CLAIM_KEYS[] = {"text", "table", "better", "than", "for
 static const char *const CLAIM_FOR[] = {"every_col", "on_average"};
 static const char *const FORMATS[] = {"md", "csv", "tex", "html", "png", "svg", "pdf"};
 static const char *const FIGURE_KEYS[] = {"name",  "title", "x",    "y",         "by",
-                                          "where", "logx",  "logy", "errorbars", "select"};
+                                          "where", "logx",  "logy", "errorbars", "select",
+                                          "xlabel", "ylabel"};
 
 static const char *const AGGREGATES[] = {"mean_std", "mean", "median", "min", "max",
                                          "std", "range"};
@@ -359,7 +360,9 @@ static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx, dp_
     if (!cfg_get(f, "x")) return spec_missing(f, where, "x", err);
     if (!cfg_get(f, "y")) return spec_missing(f, where, "y", err);
     if ((rc = spec_read_string(f, where, "x", &s, err)) ||
-        (rc = spec_read_string(f, where, "y", &s, err)))
+        (rc = spec_read_string(f, where, "y", &s, err)) ||
+        (rc = spec_read_string(f, where, "xlabel", &s, err)) ||
+        (rc = spec_read_string(f, where, "ylabel", &s, err)))
         return rc;
     static const char *const bools[] = {"logx", "logy", "errorbars"};
     for (size_t i = 0; i < COUNT(bools); i++) {

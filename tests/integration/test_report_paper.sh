@@ -127,6 +127,17 @@ sed 's/rows: algorithm.smoothing,/rows: algorithm.smothing,/' configs/tiny.yaml 
 check "run --dry-run: rows: algorithm.smothing exits 2 with the closest path" \
   sh -c "[ $? = 2 ] && grep -q \"report.tables\[0\].rows: no run has the config path 'algorithm.smothing'; did you mean 'algorithm.smoothing'?\" err"
 
+# Figures label their axes and key in words (a table of names), and a figure's own
+# xlabel / ylabel win.
+check "the figure's axes and key have human labels" \
+  sh -c "grep -qx \"set xlabel 'Privacy budget epsilon'\" '$R/figures/acc.gp' && grep -q \"^set ylabel 'Test accuracy'\" '$R/figures/acc.gp' && grep -q \"title 'Laplacian smoothing sigma'\" '$R/figures/acc.gp'"
+cp -r "$R" results/tiny_labels
+sed -i 's/y: test_accuracy, by:/y: test_accuracy, ylabel: "Accuracy of the last iterate", by:/' results/tiny_labels/config.yaml
+"$DPERM" report results/tiny_labels > /dev/null 2> err
+check "a log axis labels its decades 10, 100, not 1e+01" grep -qx "set format x '%.10g'" "$R/figures/acc.gp"
+check "a figure's ylabel overrides the table of names" \
+  grep -q "^set ylabel 'Accuracy of the last iterate'" results/tiny_labels/figures/acc.gp
+
 # a broken reference stops the report at its position, with exit 2
 sed -i 's/mean: 60.00}/mean: sixty}/' configs/reference/tiny.yaml
 "$DPERM" report results/tiny > /dev/null 2> err

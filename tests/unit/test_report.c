@@ -536,10 +536,10 @@ START_TEST(test_report_md)
                                      "epsilon\n"));
     ck_assert_ptr_nonnull(strstr(md, "| sgd | 0.900 ± 0.010 (n=3) |"));
     ck_assert_ptr_nonnull(strstr(md, "CSV: [tables/summary.csv](tables/summary.csv)\n"));
-    ck_assert_ptr_nonnull(strstr(md, "## Figures\n\n### test_accuracy vs epsilon by "
-                                     "algorithm.name\n"));
+    ck_assert_ptr_nonnull(strstr(md, "## Figures\n\n### Test accuracy vs Privacy budget "
+                                     "epsilon by Algorithm\n"));
     if (gnuplot)
-        ck_assert_ptr_nonnull(strstr(md, "![test_accuracy vs epsilon by algorithm.name]"
+        ck_assert_ptr_nonnull(strstr(md, "![Test accuracy vs Privacy budget epsilon by Algorithm]"
                                          "(figures/test_accuracy_vs_epsilon.png)"));
     ck_assert_ptr_nonnull(strstr(md, "[figures/test_accuracy_vs_epsilon.dat]"));
     /* the last file written is report.md itself */
