@@ -32,7 +32,9 @@ void html_escape(agg_buf *b, const char *s)
 }
 
 static const char STYLE[] =
-    "body{font-family:sans-serif;max-width:72em;margin:1em auto;padding:0 1em;color:#222}\n"
+    "body{font-family:sans-serif;margin:1em;padding:0 1em;color:#222}\n"
+    "p,ul,h1,h2,h3,figure{max-width:72em}\n"
+    "section.table{overflow-x:auto}\n"
     "table{border-collapse:collapse;margin:.5em 0}\n"
     "th,td{border:1px solid #bbb;padding:.2em .5em}\n"
     "td{text-align:right;font-variant-numeric:tabular-nums}\n"

@@ -212,25 +212,12 @@ static void notes(agg_strs *out, const table_result *t)
                        t->ref.unit ? " (the paper's unit)" : "", MARK, band);
         agg_strs_pushf(out, "Within the paper's band: %zu of %zu compared cells.", t->n_within,
                        t->n_compared);
-        size_t nr = t->rk.n_groups, nc = t->ck.n_groups, outside = 0;
-        agg_buf b;
-        agg_buf_init(&b);
-        for (size_t r = 0; r < nr; r++)
-            for (size_t c = 0; c < nc; c++) {
-                const table_cell *cell = &t->cells[r * nc + c];
-                if (!cell->outside) continue;
-                agg_buf_puts(&b, outside++ ? "; " : "");
-                for (size_t p = 0; p < t->rows.n; p++)
-                    agg_buf_printf(&b, "%s%s=%s", p ? ", " : "", t->rows.s[p],
-                                   t->rk.labels[r * t->rows.n + p]);
-                if (t->cols)
-                    agg_buf_printf(&b, "%s%s=%s", t->rows.n ? ", " : "", t->cols, t->ck.labels[c]);
-                agg_buf_printf(&b, " (%+.*f)", cell->paper->decimals, cell->diff);
-            }
+        /* the table marks them (MARK, or the html's shaded cells): their count, no list */
+        size_t outside = 0;
+        for (size_t i = 0; i < t->rk.n_groups * t->ck.n_groups; i++) outside += t->cells[i].outside != 0;
         if (outside)
-            agg_strs_pushf(out, "Ours differs from the paper (outside its band) in %zu cell%s: "
-                           "%s.", outside, outside == 1 ? "" : "s", agg_buf_str(&b));
-        agg_buf_destroy(&b);
+            agg_strs_pushf(out, "Ours lies outside the paper's band in %zu cell%s, marked %s.",
+                           outside, outside == 1 ? "" : "s", MARK);
         size_t unmatched = table_paper_cells_without_runs(t);
         if (unmatched)
             agg_strs_pushf(out, "%zu cell%s with a paper value %s no runs of ours to compare.",
