@@ -63,7 +63,7 @@ check "after every kill: whole records, unique ids, earlier records unchanged" [
 "$DPERM" run "$SWEEP" -j 2 --out "$DIR" --resume --quiet >/dev/null
 check "resume after the kills exits 0" [ $? = 0 ]
 check_sweep_equal "after 10 kills" "$WORK/clean" "$DIR" "$N"
-leftover=$(ls -A "$DIR" | grep -v -x -e runs.jsonl -e summary.csv -e config.yaml -e sweep.json)
+leftover=$(ls -A "$DIR" | grep -v -x -e runs.jsonl -e summary.csv -e config.yaml -e config.original.yaml -e sweep.json)
 check "no temporary files left${leftover:+ (left: $leftover)}" [ -z "$leftover" ]
 # What a kill between a worker's record file and its collection leaves: a job file whose
 # number belongs to the killed sweep's job list. A resume with nothing left to run clears it.
