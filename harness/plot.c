@@ -47,6 +47,9 @@ typedef struct figure {
     char *const *tics;     /* and their labels (borrowed from the x key) */
     agg_select select;     /* best-of selection per point (best_over NULL: none) */
     size_t select_k_max;   /* then the most configurations compared at one point */
+    int on_validation;     /* every run evaluates on a validation split (dataset.evaluate) */
+    double yscale;         /* y plotted = y recorded * yscale: the paper's unit, or 1 */
+    const char *yunit;     /* that unit ("percent"), NULL when none */
     char namebuf[32];
 } figure;
 
@@ -93,6 +96,36 @@ static const char *label_of(const char *key)
     for (size_t i = 0; i < sizeof LABELS / sizeof LABELS[0]; i++)
         if (!strcmp(LABELS[i].key, key)) return LABELS[i].label;
     return key;
+}
+
+/* A key's label in this figure. Runs that evaluate on a validation split
+ * (dataset.evaluate: validation) record their validation numbers under test_*, so
+ * there those read "Validation ...". */
+static const char *axis_label(const figure *f, const char *key)
+{
+    static const struct {
+        const char *key, *label;
+    } VALIDATION[] = {
+        {"test_accuracy", "Validation accuracy"},
+        {"test_loss", "Validation loss"},
+        {"test_rmse", "Validation RMSE"},
+    };
+    for (size_t i = 0; f->on_validation && i < sizeof VALIDATION / sizeof VALIDATION[0]; i++)
+        if (!strcmp(VALIDATION[i].key, key)) return VALIDATION[i].label;
+    return label_of(key);
+}
+
+/* The y axis' label: the spec's, else the metric's words with the paper's unit
+ * ("Test accuracy (%)"). */
+static void y_label(const figure *f, char *buf, size_t n)
+{
+    if (f->ylabel) {
+        snprintf(buf, n, "%s", f->ylabel);
+        return;
+    }
+    const char *unit = f->yunit && !strcmp(f->yunit, "percent") ? "%" : f->yunit;
+    if (unit) snprintf(buf, n, "%s (%s)", axis_label(f, f->y), unit);
+    else snprintf(buf, n, "%s", axis_label(f, f->y));
 }
 
 // ---- spec -----------------------------------------------------------------------------
@@ -348,6 +381,125 @@ static int scalar_figure_points(figure *f, json_t *const *recs, size_t n,
     return 0;
 }
 
+// ---- the paper's values ---------------------------------------------------------------
+
+/* The paper's values of one tuple of the reference's row values, drawn in the colour of
+ * the first series that has that tuple. */
+typedef struct paper_block {
+    size_t series;
+    point *pts;
+    size_t n;
+    int has_std;
+} paper_block;
+
+typedef struct paper_points {
+    paper_block *b;
+    size_t n;
+    char why[200];   /* when a linked reference cannot be placed: why, else "" */
+} paper_points;
+
+static void paper_points_destroy(paper_points *pp)
+{
+    for (size_t i = 0; i < pp->n; i++) free(pp->b[i].pts);
+    free(pp->b);
+    memset(pp, 0, sizeof *pp);
+}
+
+static int cmp_point_x(const void *a, const void *b)
+{
+    const point *p = a, *q = b;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+/* Where a reference cell's column value sits on the figure's x axis: 1 and *x (and *tic
+ * for categories), or 0 when the figure has no place for it. */
+static int paper_x(const figure *f, json_t *col, double *x, const char **tic)
+{
+    *tic = NULL;
+    if (!f->categorical) {
+        if (!json_is_number(col)) return 0;
+        *x = json_number_value(col);
+        return 1;
+    }
+    char *label = agg_value_label(col, "—");
+    size_t k = 0;
+    while (label && k < f->n_categories && strcmp(f->tics[k], label)) k++;
+    free(label);
+    if (!label || k == f->n_categories) return 0;
+    *x = (double)k;
+    *tic = f->tics[k];
+    return 1;
+}
+
+/* The reference's cells as points beside the series: one block per distinct tuple of the
+ * reference's row values among the series, at the column values the figure's x (and its
+ * `where` on x) allows. A reference whose columns are not the figure's x, or whose rows
+ * are not among its `by`, cannot be placed: pp->why says so and nothing is drawn.
+ * 0 or DP_ENOMEM. */
+static int paper_points_of(const figure *f, const ref_table *ref, const agg_key *series,
+                           paper_points *pp)
+{
+    size_t at[16];   /* the position in `by` of each of the reference's row paths */
+    if (f->curve || !ref->cols || strcmp(ref->cols, f->x)) {
+        snprintf(pp->why, sizeof pp->why, "its columns are %s, the figure's x is %s",
+                 ref->cols ? ref->cols : "(one column)", f->x);
+        return 0;
+    }
+    if (ref->n_rows > sizeof at / sizeof at[0]) {
+        snprintf(pp->why, sizeof pp->why, "it has more than 16 row paths");
+        return 0;
+    }
+    for (size_t p = 0; p < ref->n_rows; p++) {
+        at[p] = 0;
+        while (at[p] < f->by.n && strcmp(f->by.s[at[p]], ref->rows[p])) at[p]++;
+        if (at[p] == f->by.n) {
+            snprintf(pp->why, sizeof pp->why, "its rows (%s) are not among the figure's `by`",
+                     ref->rows[p]);
+            return 0;
+        }
+    }
+    json_t *want_x = json_object_get(f->where, f->x);
+    if (!(pp->b = calloc(series->n_groups + 1, sizeof *pp->b))) return DP_ENOMEM;
+    for (size_t g = 0; g < series->n_groups; g++) {
+        json_t *const *mine = series->values + g * series->n_paths;
+        int seen = 0;   /* an earlier series has this tuple: its block is drawn already */
+        for (size_t h = 0; h < g && !seen; h++) {
+            json_t *const *theirs = series->values + h * series->n_paths;
+            size_t p = 0;
+            while (p < ref->n_rows && agg_value_equal(mine[at[p]], theirs[at[p]])) p++;
+            seen = p == ref->n_rows;
+        }
+        if (seen) continue;
+        paper_block *blk = &pp->b[pp->n];
+        if (!(blk->pts = malloc((ref->n_cells + 1) * sizeof *blk->pts))) return DP_ENOMEM;
+        for (size_t c = 0; c < ref->n_cells; c++) {
+            const ref_cell *cell = &ref->cells[c];
+            size_t p = 0;
+            while (p < ref->n_rows && agg_value_equal(mine[at[p]], json_array_get(cell->row, p)))
+                p++;
+            point pt;
+            memset(&pt, 0, sizeof pt);
+            if (p < ref->n_rows || (want_x && !agg_value_matches(cell->col, want_x)) ||
+                !paper_x(f, cell->col, &pt.x, &pt.tic))
+                continue;
+            pt.st.n = 1;
+            pt.st.mean = pt.st.min = pt.st.max = pt.st.median = cell->mean;
+            pt.st.std = cell->has_std ? cell->std : 0;
+            blk->has_std |= cell->has_std;
+            blk->pts[blk->n++] = pt;
+        }
+        if (blk->n == 0) {
+            free(blk->pts);
+            blk->pts = NULL;
+            continue;
+        }
+        qsort(blk->pts, blk->n, sizeof *blk->pts, cmp_point_x);
+        blk->series = g;
+        pp->n++;
+    }
+    return 0;
+}
+
 // ---- files ----------------------------------------------------------------------------
 
 /* Single-quoted gnuplot string: '' stands for ', line breaks become spaces. */
@@ -362,40 +514,57 @@ static void gp_quote(agg_buf *b, const char *s)
     agg_buf_puts(b, "'");
 }
 
-static void write_dat(agg_buf *b, const figure *f, const agg_key *series, point *const *pts,
-                      const size_t *npts)
+static void write_points(agg_buf *b, const point *pts, size_t n)
 {
     char x[40], m[40], s[40];
-    agg_buf_printf(b, "# %s.dat: data of figure %s (dperm report), x = %s, y = %s.\n",
+    for (size_t i = 0; i < n; i++) {
+        const point *p = &pts[i];
+        agg_fmt_double(x, sizeof x, p->x, 12);
+        agg_fmt_double(m, sizeof m, p->st.mean, 12);
+        agg_fmt_double(s, sizeof s, p->st.std, 12);
+        agg_buf_printf(b, "%s %s %s %zu", x, m, s, p->st.n);
+        if (p->tic) {
+            agg_buf_puts(b, " \"");
+            for (const char *c = p->tic; *c; c++)
+                agg_buf_printf(b, "%c", *c == '"' || *c == '\n' ? '\'' : *c);
+            agg_buf_puts(b, "\"");
+        }
+        agg_buf_puts(b, "\n");
+    }
+}
+
+static void write_dat(agg_buf *b, const figure *f, const agg_key *series, point *const *pts,
+                      const size_t *npts, const paper_points *pp)
+{
+    agg_buf_printf(b, "# %s.dat: data of figure %s (dperm report), x = %s, y = %s",
                    f->name, f->name, f->x, f->y);
-    agg_buf_puts(b, "# One block per series (gnuplot `index`), separated by two blank lines.\n"
-                    "# Columns: x, mean of y, sample std of y (0 when n < 2), n runs");
+    if (f->yscale != 1)
+        agg_buf_printf(b, " x %g (%s, the paper's unit)", f->yscale, f->yunit ? f->yunit : "");
+    agg_buf_puts(b, ".\n# One block per series (gnuplot `index`), separated by two blank lines");
+    if (pp->n) agg_buf_puts(b, ";\n# then the paper's values, one block per series they match");
+    agg_buf_puts(b, ".\n# Columns: x, mean of y, sample std of y (0 when n < 2), n runs");
     agg_buf_puts(b, f->categorical ? ", x label.\n" : ".\n");
     for (size_t g = 0; g < series->n_groups; g++) {
         char *label = agg_key_join(series, g, ", ");
         agg_buf_printf(b, "%s# series: %s\n", g ? "\n\n" : "\n",
                        label && *label ? label : f->y);
         free(label);
-        for (size_t i = 0; i < npts[g]; i++) {
-            const point *p = &pts[g][i];
-            agg_fmt_double(x, sizeof x, p->x, 12);
-            agg_fmt_double(m, sizeof m, p->st.mean, 12);
-            agg_fmt_double(s, sizeof s, p->st.std, 12);
-            agg_buf_printf(b, "%s %s %s %zu", x, m, s, p->st.n);
-            if (p->tic) {
-                agg_buf_puts(b, " \"");
-                for (const char *c = p->tic; *c; c++)
-                    agg_buf_printf(b, "%c", *c == '"' || *c == '\n' ? '\'' : *c);
-                agg_buf_puts(b, "\"");
-            }
-            agg_buf_puts(b, "\n");
-        }
+        write_points(b, pts[g], npts[g]);
+    }
+    for (size_t k = 0; k < pp->n; k++) {
+        char *label = agg_key_join(series, pp->b[k].series, ", ");
+        agg_buf_printf(b, "\n\n# the paper's values beside series: %s (std 0: none printed)\n",
+                       label && *label ? label : f->y);
+        free(label);
+        write_points(b, pp->b[k].pts, pp->b[k].n);
     }
 }
 
-/* The positive extent of the plotted values (bands included), for log-axis tics. */
+/* The positive extent of the plotted values (bands included), for log-axis tics, and the
+ * whole x extent, for offsetting series. */
 typedef struct range {
     double xlo, xhi, ylo, yhi;   /* 0 when there is no positive value */
+    double xmin, xmax;           /* every x (0 and 0 when there is none) */
 } range;
 
 static void extend(double *lo, double *hi, double v)
@@ -405,21 +574,48 @@ static void extend(double *lo, double *hi, double v)
     if (v > *hi) *hi = v;
 }
 
-static range data_range(point *const *pts, const size_t *npts, size_t n_series,
-                        int bands)
+static void range_add(range *r, const point *p, int bands, int first)
 {
-    range r = {0, 0, 0, 0};
+    extend(&r->xlo, &r->xhi, p->x);
+    extend(&r->ylo, &r->yhi, p->st.mean);
+    if (bands) {
+        extend(&r->ylo, &r->yhi, p->st.mean - p->st.std);
+        extend(&r->ylo, &r->yhi, p->st.mean + p->st.std);
+    }
+    if (first || p->x < r->xmin) r->xmin = p->x;
+    if (first || p->x > r->xmax) r->xmax = p->x;
+}
+
+static range data_range(point *const *pts, const size_t *npts, size_t n_series,
+                        const paper_points *pp, int bands)
+{
+    range r = {0, 0, 0, 0, 0, 0};
+    int first = 1;
     for (size_t g = 0; g < n_series; g++)
-        for (size_t i = 0; i < npts[g]; i++) {
-            const point *p = &pts[g][i];
-            extend(&r.xlo, &r.xhi, p->x);
-            extend(&r.ylo, &r.yhi, p->st.mean);
-            if (bands) {
-                extend(&r.ylo, &r.yhi, p->st.mean - p->st.std);
-                extend(&r.ylo, &r.yhi, p->st.mean + p->st.std);
-            }
-        }
+        for (size_t i = 0; i < npts[g]; i++, first = 0) range_add(&r, &pts[g][i], bands, first);
+    for (size_t k = 0; k < pp->n; k++)
+        for (size_t i = 0; i < pp->b[k].n; i++, first = 0)
+            range_add(&r, &pp->b[k].pts[i], pp->b[k].has_std, first);
     return r;
+}
+
+/* Several series with error bars at the same x hide each other's bars: each is drawn a
+ * little aside, 1.2% of the x range per series (a factor on a log axis), symmetric about
+ * the true x. Writes the gnuplot x column ("1", "($1+0.006)", "($1*1.01)"). */
+static void x_column(char *buf, size_t n, const figure *f, const range *r, size_t g,
+                     size_t n_series, int bands)
+{
+    double k = (double)g - 0.5 * (double)(n_series - 1);
+    snprintf(buf, n, "1");
+    if (n_series < 2 || f->curve) return;
+    if (f->categorical) /* always side by side around a category (1 apart) */
+        snprintf(buf, n, "($1%+.2f)", 0.08 * k);
+    else if (!bands)
+        return;
+    else if (f->logx && r->xlo > 0 && r->xhi > r->xlo)
+        snprintf(buf, n, "($1*%.6g)", pow(r->xhi / r->xlo, 0.012 * k));
+    else if (r->xmax > r->xmin)
+        snprintf(buf, n, "($1%+.6g)", 0.012 * k * (r->xmax - r->xmin));
 }
 
 /* gnuplot labels a log axis at whole decades only, so data spanning less than two
@@ -452,8 +648,10 @@ static int log_tics(agg_buf *b, char axis, double lo, double hi)
 }
 
 static void write_gp(agg_buf *b, const figure *f, const agg_key *series, const char *title,
-                     int bands, const range *r)
+                     int bands, const range *r, const paper_points *pp)
 {
+    char ylabel[200];
+    y_label(f, ylabel, sizeof ylabel);
     agg_buf_printf(b, "# %s.gp: figure %s of `dperm report`; data in %s.dat.\n"
                       "# Remake it from this folder: gnuplot %s.gp   (PNG; add "
                       "-e \"fmt='svg'\" or \"fmt='pdf'\" before the script for the others)\n\n",
@@ -470,9 +668,9 @@ static void write_gp(agg_buf *b, const figure *f, const agg_key *series, const c
     agg_buf_puts(b, "set title ");
     gp_quote(b, title);
     agg_buf_puts(b, "\nset xlabel ");
-    gp_quote(b, f->xlabel ? f->xlabel : label_of(f->x));
+    gp_quote(b, f->xlabel ? f->xlabel : axis_label(f, f->x));
     agg_buf_puts(b, "\nset ylabel ");
-    gp_quote(b, f->ylabel ? f->ylabel : label_of(f->y));
+    gp_quote(b, ylabel);
     agg_buf_puts(b, bands ? "   # lines: mean over runs; bands/bars: +- sample std\n" : "\n");
     /* log axes label their decades 10, 100, not 1e+01 (gnuplot's format without
      * enhanced text) */
@@ -483,12 +681,14 @@ static void write_gp(agg_buf *b, const figure *f, const agg_key *series, const c
         agg_buf t;
         agg_buf_init(&t);
         for (size_t p = 0; p < f->by.n; p++)
-            agg_buf_printf(&t, "%s%s", p ? ", " : "", label_of(f->by.s[p]));
+            agg_buf_printf(&t, "%s%s", p ? ", " : "", axis_label(f, f->by.s[p]));
         agg_buf_puts(b, "set key outside right top Left reverse title ");
         gp_quote(b, agg_buf_str(&t));
         agg_buf_puts(b, "\n");
         b->oom = b->oom || t.oom;
         agg_buf_destroy(&t);
+    } else if (pp->n) {   /* one series: the key tells ours from the paper's */
+        agg_buf_puts(b, "set key outside right top Left reverse\n");
     } else {
         agg_buf_puts(b, "set key off\n");
     }
@@ -511,35 +711,47 @@ static void write_gp(agg_buf *b, const figure *f, const agg_key *series, const c
         agg_buf_puts(b, ")\n");
     }
     agg_buf_puts(b, "set style fill transparent solid 0.2 noborder\n");
+    char xcol[48];
+    x_column(xcol, sizeof xcol, f, r, 0, series->n_groups, bands);
+    if (strcmp(xcol, "1") && !f->categorical)
+        agg_buf_puts(b, "# series with error bars are drawn slightly aside (x column below), "
+                        "so no bar hides another\n");
     agg_buf_printf(b, "data = '%s.dat'\n\nplot \\\n", f->name);
     for (size_t g = 0; g < series->n_groups; g++) {
         char *label = agg_key_join(series, g, ", ");
-        const char *shown = label && *label ? label : f->y;
+        const char *shown = label && *label ? label : pp->n ? "dperm" : f->y;
         size_t lc = g + 1;
+        x_column(xcol, sizeof xcol, f, r, g, series->n_groups, bands);
         if (f->categorical) {
             /* no lines between categories; series side by side around each category */
-            double dx = 0.08 * ((double)g - 0.5 * (double)(series->n_groups - 1));
-            agg_buf_printf(b, "  data index %zu using ", g);
-            if (series->n_groups > 1) agg_buf_printf(b, "($1%+.2f)", dx);
-            else agg_buf_puts(b, "1");
-            agg_buf_printf(b, ":2%s with %s lc %zu pt 7 ps 1 title ",
-                           bands ? ":3" : "", bands ? "yerrorbars" : "points", lc);
+            agg_buf_printf(b, "  data index %zu using %s:2%s with %s lc %zu pt 7 ps 1 title ", g,
+                           xcol, bands ? ":3" : "", bands ? "yerrorbars" : "points", lc);
         } else if (bands && f->curve) {
             agg_buf_printf(b, "  data index %zu using 1:($2-$3):($2+$3) with filledcurves "
                               "lc %zu notitle, \\\n", g, lc);
             agg_buf_printf(b, "  data index %zu using 1:2 with linespoints lc %zu lw 2 pt 7 "
                               "ps 0.6 title ", g, lc);
         } else if (bands) {
-            agg_buf_printf(b, "  data index %zu using 1:2:3 with yerrorlines lc %zu lw 2 pt 7 "
-                              "ps 0.8 title ", g, lc);
+            agg_buf_printf(b, "  data index %zu using %s:2:3 with yerrorlines lc %zu lw 2 pt 7 "
+                              "ps 0.8 title ", g, xcol, lc);
         } else {
             agg_buf_printf(b, "  data index %zu using 1:2 with linespoints lc %zu lw 2 pt 7 "
                               "ps 0.6 title ", g, lc);
         }
         gp_quote(b, shown);
-        agg_buf_puts(b, g + 1 < series->n_groups ? ", \\\n" : "\n");
+        agg_buf_puts(b, g + 1 < series->n_groups || pp->n ? ", \\\n" : "\n");
         free(label);
     }
+    /* the paper's values: hollow markers (with the paper's std as bars, if printed) in
+     * the colour of the series they belong to, and one key entry saying so */
+    for (size_t k = 0; k < pp->n; k++)
+        agg_buf_printf(b, "  data index %zu using 1:2%s with %s lc %zu pt 6 ps 1.6 lw 1 "
+                          "notitle, \\\n", series->n_groups + k,
+                       pp->b[k].has_std ? ":3" : "", pp->b[k].has_std ? "yerrorbars" : "points",
+                       pp->b[k].series + 1);
+    if (pp->n)
+        agg_buf_puts(b, "  keyentry with points pt 6 ps 1.6 lc rgb 'black' "
+                        "title 'Paper (hollow markers)'\n");
 }
 
 // ---- images -------------------------------------------------------------------------
@@ -565,7 +777,8 @@ static int render(agg_out *out, const char *figdir, const figure *f, const char 
 // ---- figure ---------------------------------------------------------------------------
 
 static void figure_md(agg_out *out, const figure *f, const char *title, unsigned formats,
-                      int bands, const agg_strs *pooled, size_t n_runs)
+                      int bands, const agg_strs *pooled, size_t n_runs,
+                      const plot_paper *paper, const paper_points *pp)
 {
     agg_buf *md = &out->md;
     const char *main_fmt = formats & PLOT_PNG ? "png" : formats & PLOT_SVG ? "svg"
@@ -584,6 +797,19 @@ static void figure_md(agg_out *out, const figure *f, const char *title, unsigned
     if (formats & PLOT_PDF && strcmp(main_fmt, "pdf") != 0)
         agg_buf_printf(md, ", [pdf](figures/%s.pdf)", f->name);
     agg_buf_puts(md, ".\n");
+    if (f->yscale != 1)
+        agg_buf_printf(md, "%s is shown in %s (x %g), as the paper of table %s prints it.\n",
+                       f->y, f->yunit ? f->yunit : "the paper's unit", f->yscale, paper->table);
+    if (pp->n) {
+        char *cite = ref_table_citation(paper->ref);
+        agg_buf_printf(md, "Hollow markers: the paper's values (%s; table %s's reference), "
+                       "in the colour of the series they belong to.\n",
+                       cite ? cite : paper->ref->file, paper->table);
+        free(cite);
+    } else if (pp->why[0]) {
+        agg_buf_printf(md, "The paper's values of table %s are not drawn: %s.\n", paper->table,
+                       pp->why);
+    }
     if (f->select.best_over)
         agg_buf_printf(md, "Each point is the best of up to %zu values of %s (the %s mean of "
                        "%s; privacy spent on the search not accounted).\n",
@@ -605,10 +831,10 @@ static char *figure_title(const figure *f)
     if (f->title) return strdup(f->title);
     agg_buf t;
     agg_buf_init(&t);
-    agg_buf_printf(&t, "%s vs %s", f->ylabel ? f->ylabel : label_of(f->y),
-                   f->xlabel ? f->xlabel : label_of(f->x));
+    agg_buf_printf(&t, "%s vs %s", f->ylabel ? f->ylabel : axis_label(f, f->y),
+                   f->xlabel ? f->xlabel : axis_label(f, f->x));
     for (size_t p = 0; p < f->by.n; p++)
-        agg_buf_printf(&t, "%s%s", p ? ", " : " by ", label_of(f->by.s[p]));
+        agg_buf_printf(&t, "%s%s", p ? ", " : " by ", axis_label(f, f->by.s[p]));
     if (t.oom) {
         agg_buf_destroy(&t);
         return NULL;
@@ -617,8 +843,8 @@ static char *figure_title(const figure *f)
 }
 
 static int write_figure_files(agg_out *out, const figure *f, const agg_key *series,
-                              const points *p, const char *title, int bands, unsigned formats,
-                              dp_err *err)
+                              const points *p, const paper_points *pp, const char *title,
+                              int bands, unsigned formats, dp_err *err)
 {
     static const struct {
         unsigned bit;
@@ -632,9 +858,9 @@ static int write_figure_files(agg_out *out, const figure *f, const agg_key *seri
         return dp_err_set(err, DP_ENOMEM, "out of memory writing figure %s", f->name);
     int rc = store_mkdirs(figdir, err);
     if (rc) goto fail;
-    write_dat(&dat, f, series, p->pts, p->npts);
-    range r = data_range(p->pts, p->npts, series->n_groups, bands);
-    write_gp(&gp, f, series, title, bands, &r);
+    write_dat(&dat, f, series, p->pts, p->npts, pp);
+    range r = data_range(p->pts, p->npts, series->n_groups, pp, bands);
+    write_gp(&gp, f, series, title, bands, &r, pp);
     if (dat.oom || gp.oom) {
         rc = dp_err_set(err, DP_ENOMEM, "out of memory writing figure %s", f->name);
         goto fail;
@@ -653,15 +879,42 @@ fail:
     return rc;
 }
 
+/* Does every run evaluate on a validation split? */
+static int all_on_validation(json_t *const *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *e = json_string_value(agg_config_get(recs[i], "dataset.evaluate"));
+        if (!e || strcmp(e, "validation")) return 0;
+    }
+    return n > 0;
+}
+
+/* y in the paper's unit: every statistic of every point times the reference's scale. */
+static void scale_points(points *p, size_t n_series, double k)
+{
+    for (size_t g = 0; g < n_series; g++)
+        for (size_t i = 0; i < p->npts[g]; i++) {
+            agg_stats *st = &p->pts[g][i].st;
+            st->mean *= k;
+            st->std *= k;
+            st->min *= k;
+            st->max *= k;
+            st->median *= k;
+        }
+}
+
 int plot_figure(agg_out *out, json_t *const *recs, size_t n, json_t *fig, size_t number,
-                unsigned formats, dp_err *err)
+                const plot_paper *paper, unsigned formats, dp_err *err)
 {
     figure f;
     agg_key series;
     points p;
+    paper_points pp;
     memset(&f, 0, sizeof f);
     memset(&series, 0, sizeof series);
     memset(&p, 0, sizeof p);
+    memset(&pp, 0, sizeof pp);
+    f.yscale = 1;
     agg_strs cands = {0}, keys = {0}, pooled = {0};
     json_t **sel = malloc((n + 1) * sizeof *sel);
     size_t n_sel = 0;
@@ -684,6 +937,13 @@ int plot_figure(agg_out *out, json_t *const *recs, size_t n, json_t *fig, size_t
                  : scalar_figure_points(&f, sel, n_sel, &series, &p, err);
     if (rc == DP_ENOMEM) goto oom;
     if (rc) goto fail;
+    f.on_validation = all_on_validation(sel, n_sel);
+    if (paper && paper->ref) {
+        f.yscale = paper->ref->scale;
+        f.yunit = paper->ref->unit;
+        scale_points(&p, series.n_groups, f.yscale);
+        if (paper_points_of(&f, paper->ref, &series, &pp)) goto oom;
+    }
 
     if (p.total == 0) {
         if (agg_strs_pushf(&out->warnings, "figure %s: no data points (%zu ok runs match; "
@@ -708,8 +968,9 @@ int plot_figure(agg_out *out, json_t *const *recs, size_t n, json_t *fig, size_t
     if (f.select.best_over && agg_strs_push(&keys, f.select.best_over) != 0) goto oom;
     if (agg_pooled_paths(sel, n_sel, p.cell, p.n_cells, &cands, &keys, &pooled) != 0) goto oom;
 
-    if ((rc = write_figure_files(out, &f, &series, &p, title, bands, formats, err))) goto fail;
-    figure_md(out, &f, title, formats, bands, &pooled, n_sel);
+    if ((rc = write_figure_files(out, &f, &series, &p, &pp, title, bands, formats, err)))
+        goto fail;
+    figure_md(out, &f, title, formats, bands, &pooled, n_sel, paper, &pp);
     if (pooled.n && agg_strs_pushf(&out->warnings, "figure %s: points pool runs that differ "
                                    "in %s%s", f.name, pooled.s[0],
                                    pooled.n > 1 ? " and more" : "") != 0)
@@ -718,6 +979,7 @@ int plot_figure(agg_out *out, json_t *const *recs, size_t n, json_t *fig, size_t
 oom:
     rc = dp_err_set(err, DP_ENOMEM, "out of memory drawing figure %zu", number);
 fail:
+    paper_points_destroy(&pp);
     points_destroy(&p, series.n_groups);
     agg_key_destroy(&series);
     agg_strs_destroy(&f.by);

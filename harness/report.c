@@ -369,6 +369,43 @@ static int figure_privacy_note(agg_out *o, json_t *fig, json_t *const *recs, siz
 }
 
 /* The report block's `formats` (a list or a comma string), when --format is not given. */
+/* The table figure `fig` is drawn beside (plot.h): the one its `table` names ("none": no
+ * table), else the first table with a reference whose cell is the figure's y, whose cols
+ * are its x and whose rows are all among its `by`. A table split by protocol answers to
+ * its own name and to the name it was split from. out->ref stays NULL without one. */
+static void figure_paper(json_t *fig, json_t *tables, const table_result *tabs, size_t n_tabs,
+                         plot_paper *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *named = json_string_value(json_object_get(fig, "table"));
+    const char *x = json_string_value(json_object_get(fig, "x"));
+    const char *y = json_string_value(json_object_get(fig, "y"));
+    json_t *by = json_object_get(fig, "by");
+    if (named && !strcmp(named, "none")) return;
+    for (size_t i = 0; i < n_tabs; i++) {
+        const table_result *t = &tabs[i];
+        const char *of = json_string_value(json_object_get(json_array_get(tables, i), "split_of"));
+        if (named) {
+            if (strcmp(t->name, named) && !(of && !strcmp(of, named))) continue;
+        } else {
+            if (!t->has_ref || !x || !y || !t->cols || !t->cell || strcmp(t->cell, y) || strcmp(t->cols, x))
+                continue;
+            size_t p = 0;
+            for (; p < t->ref.n_rows; p++) {
+                int in_by = json_is_string(by) && !strcmp(json_string_value(by), t->ref.rows[p]);
+                for (size_t k = 0; json_is_array(by) && k < json_array_size(by); k++)
+                    in_by |= !strcmp(json_string_value(json_array_get(by, k)) ?: "",
+                                     t->ref.rows[p]);
+                if (!in_by) break;
+            }
+            if (p < t->ref.n_rows) continue;
+        }
+        out->ref = t->has_ref ? &t->ref : NULL;
+        out->table = of ? of : t->name;
+        return;
+    }
+}
+
 static const char *spec_formats(json_t *spec, char *buf, size_t n)
 {
     json_t *f = json_object_get(spec, "formats");
@@ -517,7 +554,9 @@ int report_build(const char *dir, json_t *spec, const char *formats, report_resu
             agg_buf_puts(&o.md, "## Figures\n\n");
             agg_buf_puts(&o.html, "<h2>Figures</h2>\n");
         }
-        if ((rc = plot_figure(&o, RECS_OF(fig), N_RECS_OF(fig), fig, i + 1, ifmt, err)))
+        plot_paper paper;
+        figure_paper(fig, tables, tabs, n_tabs, &paper);
+        if ((rc = plot_figure(&o, RECS_OF(fig), N_RECS_OF(fig), fig, i + 1, &paper, ifmt, err)))
             goto fail;
         char name[32];
         snprintf(name, sizeof name, "figure%zu", i + 1);

@@ -43,7 +43,7 @@ static const char *const CLAIM_FOR[] = {"every_col", "on_average"};
 static const char *const FORMATS[] = {"md", "csv", "tex", "html", "png", "svg", "pdf"};
 static const char *const FIGURE_KEYS[] = {"name",  "title", "x",    "y",         "by",
                                           "where", "logx",  "logy", "errorbars", "select",
-                                          "xlabel", "ylabel"};
+                                          "xlabel", "ylabel", "table"};
 
 static const char *const AGGREGATES[] = {"mean_std", "mean", "median", "min", "max",
                                          "std", "range"};
@@ -273,6 +273,20 @@ static int check_selector(const cfg_node *c, const char *where, const char *key,
 
 /* claims: [{text, table: NAME | [NAMES], better, than, for, higher_is_better, within}]; each
  * table must be one of report.tables (by name). */
+/* Does report.tables have a table called name? An unnamed table is tableN, N its 1-based
+ * position. */
+static int table_named(const cfg_node *tables, const char *name)
+{
+    for (size_t j = 0; tables && tables->kind == CFG_SEQ && j < tables->n_items; j++) {
+        const cfg_node *nm = cfg_get(tables->items[j], "name");
+        char dflt[32];
+        snprintf(dflt, sizeof dflt, "table%zu", j + 1);
+        if (nm && nm->kind == CFG_SCALAR ? !strcmp(nm->value, name) : !nm && !strcmp(dflt, name))
+            return 1;
+    }
+    return 0;
+}
+
 static int check_claims(const cfg_node *list, const cfg_node *tables, dp_err *err)
 {
     if (list->kind != CFG_SEQ)
@@ -307,15 +321,7 @@ static int check_claims(const cfg_node *list, const cfg_node *tables, dp_err *er
         for (size_t k = 0; k < nt; k++) {
             const cfg_node *one = t->kind == CFG_SEQ ? t->items[k] : t;
             if ((rc = cfg_as_string(one, "table", &s, err))) return rc;
-            int found = 0;
-            for (size_t j = 0; tables && tables->kind == CFG_SEQ && j < tables->n_items; j++) {
-                const cfg_node *nm = cfg_get(tables->items[j], "name");
-                char dflt[32];   /* an unnamed table is tableN, N its 1-based position */
-                snprintf(dflt, sizeof dflt, "table%zu", j + 1);
-                found = found || (nm && nm->kind == CFG_SCALAR ? !strcmp(nm->value, s)
-                                                               : !nm && !strcmp(dflt, s));
-            }
-            if (!found)
+            if (!table_named(tables, s))
                 return cfg_error(err, one, 0, "%s.table '%s': no table of report.tables has "
                                  "that name", where, s);
         }
@@ -347,7 +353,8 @@ static int check_formats(const cfg_node *f, dp_err *err)
     return 0;
 }
 
-static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx, dp_err *err)
+static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx,
+                        const cfg_node *tables, dp_err *err)
 {
     char where[64], what[96];
     const char *s;
@@ -362,8 +369,13 @@ static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx, dp_
     if ((rc = spec_read_string(f, where, "x", &s, err)) ||
         (rc = spec_read_string(f, where, "y", &s, err)) ||
         (rc = spec_read_string(f, where, "xlabel", &s, err)) ||
-        (rc = spec_read_string(f, where, "ylabel", &s, err)))
+        (rc = spec_read_string(f, where, "ylabel", &s, err)) ||
+        (rc = spec_read_string(f, where, "table", &s, err)))
         return rc;
+    const cfg_node *t = cfg_get(f, "table");
+    if (t && strcmp(s, "none") && !table_named(tables, s))
+        return cfg_error(err, t, 0, "%s.table '%s': no table of report.tables has that name "
+                         "(or `none`: no paper values, y as recorded)", where, s);
     static const char *const bools[] = {"logx", "logy", "errorbars"};
     for (size_t i = 0; i < COUNT(bools); i++) {
         const cfg_node *n = cfg_get(f, bools[i]);
@@ -393,7 +405,7 @@ static int check_report(const cfg_node *r, dp_err *err)
                              k == 0 ? "tables" : "figures");
         for (size_t i = 0; i < list->n_items; i++) {
             rc = k == 0 ? check_table(list->items[i], list, i, err)
-                        : check_figure(list->items[i], list, i, err);
+                        : check_figure(list->items[i], list, i, cfg_get(r, "tables"), err);
             if (rc) return rc;
         }
     }

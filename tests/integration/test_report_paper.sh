@@ -131,13 +131,42 @@ check "run --dry-run: rows: algorithm.smothing exits 2 with the closest path" \
 # Figures label their axes and key in words (a table of names), and a figure's own
 # xlabel / ylabel win.
 check "the figure's axes and key have human labels" \
-  sh -c "grep -qx \"set xlabel 'Privacy budget epsilon'\" '$R/figures/acc.gp' && grep -q \"^set ylabel 'Test accuracy'\" '$R/figures/acc.gp' && grep -q \"title 'Laplacian smoothing sigma'\" '$R/figures/acc.gp'"
+  sh -c "grep -qx \"set xlabel 'Privacy budget epsilon'\" '$R/figures/acc.gp' && grep -q \"^set ylabel 'Test accuracy (%)'\" '$R/figures/acc.gp' && grep -q \"title 'Laplacian smoothing sigma'\" '$R/figures/acc.gp'"
 cp -r "$R" results/tiny_labels
 sed -i 's/y: test_accuracy, by:/y: test_accuracy, ylabel: "Accuracy of the last iterate", by:/' results/tiny_labels/config.yaml
 "$DPERM" report results/tiny_labels > /dev/null 2> err
 check "a log axis labels its decades 10, 100, not 1e+01" grep -qx "set format x '%.10g'" "$R/figures/acc.gp"
 check "a figure's ylabel overrides the table of names" \
   grep -q "^set ylabel 'Accuracy of the last iterate'" results/tiny_labels/figures/acc.gp
+
+# A figure beside a table with a reference (its y the table's cell, its x the columns, its
+# by the rows) plots in the paper's unit and draws the paper's values as hollow markers
+# in the colour of their series; `table: none` turns that off.
+check "a figure beside a percent table plots percent" \
+  sh -c "grep -qx \"set ylabel 'Test accuracy (%)'   # lines: mean over runs; bands/bars: +- sample std\" '$R/figures/acc.gp' && awk '/^# series: 1/{getline; exit !(\$2 > 1 && \$2 <= 100)}' '$R/figures/acc.dat'"
+check "... draws the paper's values, hollow, in their series' colours" \
+  sh -c "grep -q '^  data index 2 using 1:2:3 with yerrorbars lc 1 pt 6 ' '$R/figures/acc.gp' && grep -q '^  data index 3 using 1:2:3 with yerrorbars lc 2 pt 6 ' '$R/figures/acc.gp' && grep -q \"keyentry with points pt 6 .* title 'Paper (hollow markers)'\" '$R/figures/acc.gp'"
+check "... with the paper's numbers in the data file (std 0 where none is printed)" \
+  sh -c "awk '/paper.s values beside series: 0/{getline; print; exit}' '$R/figures/acc.dat' | grep -qx '4 150 1 1' && awk '/paper.s values beside series: 1/{getline; getline; print; exit}' '$R/figures/acc.dat' | grep -qx '4 60 0 1'"
+check "... and says so under the figure" \
+  grep -q "^Hollow markers: the paper's values (Tiny paper <i>, Table 2, p. 6; table table2's reference)" "$R/report.md"
+check "error bars of two series at one x are drawn aside (a factor on a log axis)" \
+  sh -c "grep -q '^  data index 0 using (\\\$1\*0\.9[0-9]*):2:3 with yerrorlines' '$R/figures/acc.gp' && grep -q '^  data index 1 using (\\\$1\*1\.0[0-9]*):2:3 with yerrorlines' '$R/figures/acc.gp'"
+cp -r "$R" results/tiny_nopaper
+sed -i 's/y: test_accuracy, by:/y: test_accuracy, table: none, by:/' results/tiny_nopaper/config.yaml
+"$DPERM" report results/tiny_nopaper > /dev/null 2> err
+check "table: none plots the metric as recorded, without the paper's values" \
+  sh -c "grep -q \"^set ylabel 'Test accuracy'   #\" results/tiny_nopaper/figures/acc.gp && ! grep -q 'pt 6' results/tiny_nopaper/figures/acc.gp"
+sed 's/y: test_accuracy, by:/y: test_accuracy, table: tabel2, by:/' configs/tiny.yaml > configs/badtable.yaml
+"$DPERM" run configs/badtable.yaml --dry-run > /dev/null 2> err
+check "a figure's table naming no table exits 2 at its position" \
+  sh -c "[ $? = 2 ] && grep -qE \"^dperm: configs/badtable.yaml:[0-9]+:[0-9]+: report.figures\\[0\\].table 'tabel2': no table of report.tables has that name\" err"
+# Runs evaluated on a validation split record it under test_*: the figure says validation.
+cp -r "$R" results/tiny_val
+sed -i 's/"dataset":{"name":"synthetic"/"dataset":{"evaluate":"validation","name":"synthetic"/' results/tiny_val/runs.jsonl
+"$DPERM" report results/tiny_val > /dev/null 2> err
+check "runs evaluated on a validation split: the axis says Validation accuracy" \
+  grep -q "^set ylabel 'Validation accuracy (%)'" results/tiny_val/figures/acc.gp
 
 # a broken reference stops the report at its position, with exit 2
 sed -i 's/mean: 60.00}/mean: sixty}/' configs/reference/tiny.yaml
