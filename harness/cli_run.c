@@ -32,6 +32,7 @@
 #include "report_names.h"
 #include "runner.h"
 #include "shard.h"
+#include "shared_runs.h"
 #include "spec.h"
 #include "store.h"
 #include "summary.h"
@@ -92,6 +93,11 @@ typedef struct sweep {
     char tmpdir[PATH_MAX + 32]; /* the workers' record files (one per shard) */
     progress prog;
     size_t n_failed;
+    size_t *group;        /* shared_runs_group: the first run training what run i trains */
+    size_t n_shared;      /* runs whose group is another run */
+    size_t *copy_of;      /* open_folder: the run whose record run i's copies (SIZE_MAX:
+                             none; run i trains, or was recorded before) */
+    size_t n_copied;      /* records written as copies by this command */
 } sweep;
 
 static int parse_args(int argc, char **argv, run_opts *o)
@@ -290,14 +296,19 @@ static int select_shard(sweep *s, dp_err *err)
         rc = dp_err_set(err, DP_ENOMEM, "out of memory");
         goto out;
     }
+    /* a run that trains what an earlier one trains costs nothing and goes with it */
+    size_t *group = NULL, n_shared;
+    if ((rc = shared_runs_group(s->g.runs, s->specs, n, &group, &n_shared, err))) goto out;
     for (size_t i = 0; i < n; i++) {
         size_t j = 0;
         while (j < i && !same_model(&s->specs[j], &s->specs[i])) j++;
         work[i] = j < i ? work[j] : shard_model_work(&s->specs[i]);
-        cost[i] = shard_run_cost(&s->specs[i], work[i]);
+        cost[i] = group[i] != i ? 0 : shard_run_cost(&s->specs[i], work[i]);
         ids[i] = s->g.runs[i].id;
     }
     rc = shard_assign(ids, cost, n, s->opt.shard.count, owner, NULL, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) owner[i] = owner[group[i]];
+    free(group);
     if (rc) goto out;
     /* Compact runs, specs and costs to this shard's, freeing the others' configs. */
     size_t k = 0;
@@ -346,6 +357,8 @@ static void dry_run(const sweep *s)
         }
         if (s->specs[i].train.algorithm == DP_ALGO_DP_SGD)
             printf("  (noise_multiplier %.4g)", s->specs[i].train.noise_multiplier);
+        if (s->group && s->group[i] != i)
+            printf("  (trained once with run %zu)", s->g.runs[s->group[i]].index + 1);
         if (s->cost) printf("  cost %.3g", (double)s->cost[i]);
         putchar('\n');
     }
@@ -362,6 +375,10 @@ static void dry_run(const sweep *s)
         printf("%zu runs (of %zu in the grid; --only kept %zu)\n", s->g.n, s->g.n_total, s->g.n);
     else
         printf("%zu runs\n", s->g.n);
+    if (s->n_shared) /* a note: the listing's last line stays the count */
+        fprintf(stderr, "dperm: note: %zu of these runs train what an earlier run trains (a "
+                "non-private run does not depend on epsilon): each group trains once, its "
+                "other runs' records are copies marked same_run_as\n", s->n_shared);
     for (size_t i = 0; fs && i < s->g.n; i++) flat_destroy(&fs[i]);
     free(fs);
     free(keys);
@@ -525,6 +542,9 @@ static int write_configs(const sweep *s, const char *text, size_t len, dp_err *e
 static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
 {
     char path[PATH_MAX + 32];
+    json_t **done = NULL, **from = NULL; /* per run: its done record; per group: a done one */
+    size_t *trainer = NULL, *now = NULL, n_now = 0; /* per group: the run that trains; runs
+                                                       copying a done record now */
     grid full = {0};
     int rc = grid_expand(s->doc.root, s->opt.scale, NULL, 0, &full, err);
     if (rc) return rc;
@@ -595,18 +615,37 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
     }
 
     /* Done = the last record of an id says ok or diverged; failed runs are retried. */
-    size_t n_failed_records = 0;
-    *n_todo = 0;
-    for (size_t i = 0; i < s->g.n; i++) {
-        int done = 0;
+    size_t n_failed_records = 0, n = s->g.n;
+    done = calloc(n + 1, sizeof *done);
+    from = calloc(n + 1, sizeof *from);
+    trainer = malloc((n + 1) * sizeof *trainer);
+    now = malloc((n + 1) * sizeof *now);
+    s->copy_of = malloc((n + 1) * sizeof *s->copy_of);
+    if (!done || !from || !trainer || !now || !s->copy_of) {
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
         for (size_t r = 0; records && r < json_array_size(records); r++) {
             json_t *rec = json_array_get(records, r);
             if (strcmp(json_string_value(json_object_get(rec, "id")) ?: "", s->g.runs[i].id) != 0)
                 continue;
             const char *st = json_string_value(json_object_get(rec, "status")) ?: "";
-            done = strcmp(st, "failed") != 0;
+            done[i] = strcmp(st, "failed") != 0 ? rec : NULL;
         }
-        if (!done) todo[(*n_todo)++] = i;
+        if (done[i] && !from[s->group[i]]) from[s->group[i]] = done[i];
+        trainer[i] = s->copy_of[i] = SIZE_MAX;
+    }
+    /* A group of runs that train alike (shared_runs.h) trains once: an undone run copies
+     * a done member's record now, else the group's first undone run trains and the
+     * others copy its record when it arrives (job_done). */
+    *n_todo = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t g = s->group[i];
+        if (done[i]) continue;
+        if (from[g]) now[n_now++] = i;
+        else if (trainer[g] == SIZE_MAX) todo[(*n_todo)++] = trainer[g] = i;
+        else s->copy_of[i] = trainer[g];
     }
     for (size_t r = 0; own && r < json_array_size(own); r++) {
         const char *st = json_string_value(json_object_get(json_array_get(own, r), "status"));
@@ -705,7 +744,18 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
     }
     s->fd = open(s->runs_path, O_WRONLY | O_CREAT | O_APPEND, 0666);
     if (s->fd < 0) rc = dp_err_set(err, DP_EIO, "cannot open %s: %s", s->runs_path, strerror(errno));
+    for (size_t k = 0; rc == 0 && k < n_now; k++) {
+        json_t *copy = shared_runs_copy(from[s->group[now[k]]], &s->g.runs[now[k]]);
+        rc = copy ? store_append_record(s->fd, s->runs_path, copy, err)
+                  : dp_err_set(err, DP_ENOMEM, "out of memory");
+        json_decref(copy);
+        s->n_copied += rc == 0;
+    }
 out:
+    free(done);
+    free(from);
+    free(trainer);
+    free(now);
     json_decref(records);
     json_decref(own);
     json_decref(old);
@@ -751,6 +801,19 @@ static int job_done(size_t job, json_t *record, const char *failure, void *ctx, 
     if (!record) record = own = failed_record(s, job, failure);
     if (!record) return dp_err_set(err, DP_ENOMEM, "out of memory");
     int rc = store_append_record(s->fd, s->runs_path, record, err);
+    /* the runs that train what this one trained: copies of its record (a failed one
+     * too, so that --resume retries the group together) */
+    for (size_t j = job + 1; rc == 0 && s->copy_of && j < s->g.n; j++) {
+        if (s->copy_of[j] != job) continue;
+        json_t *copy = shared_runs_copy(record, &s->g.runs[j]);
+        rc = copy ? store_append_record(s->fd, s->runs_path, copy, err)
+                  : dp_err_set(err, DP_ENOMEM, "out of memory");
+        json_decref(copy);
+        s->n_copied += rc == 0;
+        if (rc == 0 && !strcmp(json_string_value(json_object_get(record, "status")) ?: "failed",
+                              "failed") && !s->specs[j].data_missing[0])
+            s->n_failed++;
+    }
     const char *status = json_string_value(json_object_get(record, "status")) ?: "failed";
     char detail[300];
     json_t *m = json_object_get(record, "metrics");
@@ -807,6 +870,8 @@ int cli_run(int argc, char **argv)
     rc = prepare(&s, &err);
     if (rc) goto fail;
     if (s.opt.sharded && (rc = select_shard(&s, &err))) goto fail;
+    if ((rc = shared_runs_group(s.g.runs, s.specs, s.g.n, &s.group, &s.n_shared, &err)))
+        goto fail;
     if (s.opt.dry_run) {
         dry_run(&s);
         goto done;
@@ -823,9 +888,16 @@ int cli_run(int argc, char **argv)
     if (rc) goto fail;
     sweep_started = 1; /* from here an I/O error leaves earlier records in place */
 
-    if (!s.opt.quiet && n_todo < s.g.n)
+    size_t n_later = 0;   /* runs whose records copy a run of this command's */
+    for (size_t i = 0; i < s.g.n; i++) n_later += s.copy_of[i] != SIZE_MAX;
+    size_t n_recorded = s.g.n - n_todo - n_later - s.n_copied;
+    if (!s.opt.quiet && n_recorded)
         fprintf(stderr, "dperm: %zu of %zu runs already recorded in %s; running %zu\n",
-                s.g.n - n_todo, s.g.n, s.dir, n_todo);
+                n_recorded, s.g.n, s.dir, n_todo);
+    if (!s.opt.quiet && n_later + s.n_copied)
+        fprintf(stderr, "dperm: %zu runs train what another run trains (a non-private run "
+                "does not depend on epsilon): their records copy it, marked same_run_as\n",
+                n_later + s.n_copied);
     progress_init(&s.prog, stderr, n_todo, s.opt.quiet);
     int workers = s.opt.jobs < (int)n_todo ? s.opt.jobs : (int)(n_todo ? n_todo : 1);
     pool_opts po = {.workers = workers,
@@ -856,11 +928,16 @@ int cli_run(int argc, char **argv)
                s.opt.shard.index, s.opt.shard.count, s.prog.done, s.runs_path,
                s.prog.done - s.prog.failed - s.prog.diverged, s.prog.diverged, s.prog.failed,
                s.dir);
-    else if (!s.opt.quiet)
-        printf("dperm: %zu runs done in %s (%zu ok, %zu diverged, %zu failed); "
+    else if (!s.opt.quiet) {
+        char copied[96] = "";
+        if (s.n_copied)
+            snprintf(copied, sizeof copied, "; %zu more recorded as copies of runs that train "
+                     "alike", s.n_copied);
+        printf("dperm: %zu runs done in %s (%zu ok, %zu diverged, %zu failed%s); "
                "tables and figures: dperm report %s\n",
                s.prog.done, s.dir, s.prog.done - s.prog.failed - s.prog.diverged,
-               s.prog.diverged, s.prog.failed, s.dir);
+               s.prog.diverged, s.prog.failed, copied, s.dir);
+    }
     if (s.n_failed) status = EXIT_RUNS_FAILED;
     goto done;
 
@@ -888,6 +965,8 @@ fail:
     }
 done:
     if (s.fd >= 0) close(s.fd);
+    free(s.group);
+    free(s.copy_of);
     free(todo);
     free(s.specs);
     free(s.cost);

@@ -325,6 +325,14 @@ static void report_header(agg_buf *b, const char *dir, json_t *const *recs,
     agg_buf_printf(b, "%zu run%s in runs.jsonl: %zu ok, %zu failed, %zu diverged.\n\n",
                    r->n_records, r->n_records == 1 ? "" : "s", r->n_ok, r->n_failed,
                    r->n_diverged);
+    size_t n_copies = 0;
+    for (size_t i = 0; i < r->n_records; i++)
+        n_copies += json_is_string(json_object_get(recs[i], "same_run_as"));
+    if (n_copies)
+        agg_buf_printf(b, "%zu of these records copy another run's training (marked "
+                       "same_run_as): runs that differ only in a key they do not read (a "
+                       "non-private run and epsilon) trained once, and serve every cell that "
+                       "needs them.\n\n", n_copies);
     agg_buf_printf(b, "Provenance of the first run: dperm %s, git %s, BLAS core %s, host ",
                    prov(recs[0], "dperm_version"), prov(recs[0], "git_revision"),
                    prov(recs[0], "blas_core"));

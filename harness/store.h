@@ -21,7 +21,9 @@
  *               "test_loss": [...], "test_accuracy": [...], "grad_norm": [...]},
  *    "provenance": {"dperm_version", "git_revision", "blas_core", "libraries": {...},
  *                   "host", "started", "finished"}}
- * Non-finite numbers are written as null (JSON has no NaN).
+ * Non-finite numbers are written as null (JSON has no NaN). A record with
+ * "same_run_as": "ID" copies run ID's record under its own id, index and config: its run
+ * trains what run ID trained and did not train again (shared_runs.h).
  *
  * Atomicity: files are replaced by write-temp + fsync + rename + fsync(dir); a reader
  * ignores a final line without its newline (a kill mid-write), and store_open repairs it.

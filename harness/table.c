@@ -337,6 +337,18 @@ int table_build(table_result *t, json_t *const *recs, size_t n, json_t *spec, si
     }
     if (n_sel && agg_config_get(sel[0], "readout"))
         t->n_runs_read = distinct_ids(sel, n_sel);
+    agg_strs trained = {0};   /* runs that serve several cells: said under the table */
+    for (size_t i = 0; i < n_sel; i++) {
+        const char *from = json_string_value(json_object_get(sel[i], "same_run_as"));
+        if (!from) continue;
+        t->n_copies++;
+        if (!agg_strs_has(&trained, from) && agg_strs_push(&trained, from) != 0) {
+            agg_strs_destroy(&trained);
+            goto oom;
+        }
+    }
+    t->n_copied = trained.n;
+    agg_strs_destroy(&trained);
 
     /* what a cell pools besides seeds (ok runs and failed ones alike: a cell is a config);
      * the selected path is not pooled, it is chosen */

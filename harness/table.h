@@ -57,6 +57,8 @@ typedef struct table_result {
     size_t n_ok, n_failed, n_diverged;
     size_t n_runs_read;           /* read-out records (report_readouts.h): the runs they
                                      come from; 0 for a table of runs */
+    size_t n_copies, n_copied;    /* records that copy another run's training (same_run_as,
+                                     shared_runs.h), and the training runs they copy */
     agg_strs pooled;              /* config paths a cell pools besides seeds */
     agg_strs shared;              /* "path=value" of the settings every run of the table
                                      has (agg_shared_settings) */

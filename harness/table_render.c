@@ -184,6 +184,11 @@ static void notes(agg_strs *out, const table_result *t)
         if (!b.oom) agg_strs_pushf(out, "Every run of this table: %s.", agg_buf_str(&b));
         agg_buf_destroy(&b);
     }
+    if (t->n_copies)
+        agg_strs_pushf(out, "Shared runs: %zu record%s of this table copy %zu training run%s "
+                       "(same_run_as): a non-private run does not depend on epsilon, so it "
+                       "trained once and serves every cell that needs it.", t->n_copies,
+                       t->n_copies == 1 ? "" : "s", t->n_copied, t->n_copied == 1 ? "" : "s");
     if (t->fallback[0])
         agg_strs_pushf(out, "Data: some runs of this table used %s, so their numbers do not "
                        "reproduce the paper's experiment.", t->fallback);
