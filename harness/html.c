@@ -14,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "config.h"
+#include "report_scale.h"
 #include "store.h"
 
 void html_escape(agg_buf *b, const char *s)
@@ -102,16 +104,41 @@ static int dperm_index(const char *path)
     return strstr(head, INDEX_MARK) || strstr(head, INDEX_MARK_OLD);
 }
 
-/* "SCALE</td><td>DATE" of experiment folder PARENT/NAME: the scale its sweep ran at
- * (sweep.json; "full" when it names none) and when its report.html was written (UTC). */
+/* "WHAT</td><td>SCALE</td><td>DATE" of experiment folder PARENT/NAME: the paper and
+ * description of the experiment (config.yaml, JSON), the scale its sweep ran at
+ * (sweep.json; "full" when it names none) with what the scale sets, and when its
+ * report.html was written (UTC). */
 static void index_scale_and_date(agg_buf *b, const char *parent, const char *name)
 {
-    char path[4200], date[32] = "";
-    snprintf(path, sizeof path, "%s/%s/sweep.json", parent, name);
-    json_t *m = json_load_file(path, 0, NULL);
-    const char *scale = json_string_value(json_object_get(m, "scale"));
-    html_escape(b, m ? (scale ? scale : "full") : "");
-    json_decref(m);
+    char path[4300], date[32] = "", dir[4200], scale[64];
+    snprintf(dir, sizeof dir, "%s/%s", parent, name);
+    snprintf(path, sizeof path, "%s/config.yaml", dir);
+    cfg_doc doc;   /* YAML as given, or the scaled experiment as JSON (also YAML) */
+    dp_err err;
+    if (cfg_parse_file(&doc, path, &err) == 0) {
+        const cfg_node *paper = cfg_get(doc.root, "paper"), *desc = cfg_get(doc.root, "description");
+        if (paper && paper->kind == CFG_SCALAR) html_escape(b, paper->value);
+        if (paper && desc) agg_buf_puts(b, ": ");
+        if (desc && desc->kind == CFG_SCALAR) html_escape(b, desc->value);
+        cfg_doc_destroy(&doc);
+    }
+    agg_buf_puts(b, "</td><td>");
+    snprintf(path, sizeof path, "%s/sweep.json", dir);
+    if (report_scale_name(dir, scale, sizeof scale)) {
+        agg_buf changes;
+        agg_buf_init(&changes);
+        report_scale_changes(dir, scale, &changes);
+        html_escape(b, scale);
+        if (changes.len) {
+            agg_buf_puts(b, "<br><small>");
+            html_escape(b, agg_buf_str(&changes));
+            agg_buf_puts(b, "</small>");
+        }
+        b->oom |= changes.oom;
+        agg_buf_destroy(&changes);
+    } else {
+        html_escape(b, access(path, F_OK) == 0 ? "full" : "");
+    }
     snprintf(path, sizeof path, "%s/%s/report.html", parent, name);
     struct stat st;
     struct tm tm;
@@ -156,14 +183,15 @@ int html_write_index(const char *parent, char **path, char *skipped, size_t n, d
         html_page_begin(&b, "dperm results");
         agg_buf_puts(&b, INDEX_MARK "\n<h1>dperm results</h1>\n");
         if (!names.n) agg_buf_puts(&b, "<p>No experiment has a report yet.</p>\n");
-        else agg_buf_puts(&b, "<table>\n<thead><tr><th>experiment</th><th>scale</th>"
-                              "<th>report</th><th>fidelity</th></tr></thead>\n<tbody>\n");
+        else agg_buf_puts(&b, "<table>\n<thead><tr><th>experiment</th><th>what</th>"
+                              "<th>scale</th><th>report</th><th>fidelity</th></tr></thead>\n"
+                              "<tbody>\n");
         for (size_t i = 0; i < names.n; i++) {
             agg_buf_puts(&b, "<tr><th><a href=\"");
             html_escape(&b, names.s[i]);
             agg_buf_puts(&b, "/report.html\">");
             html_escape(&b, names.s[i]);
-            agg_buf_puts(&b, "</a></th><td>");
+            agg_buf_puts(&b, "</a></th><td style=\"text-align:left\">");
             index_scale_and_date(&b, parent, names.s[i]);
             agg_buf_puts(&b, "</td><td style=\"text-align:left\">");
             agg_buf_destroy(&p);

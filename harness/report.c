@@ -21,6 +21,7 @@
 #include "privacy_note.h"
 #include "report_protocols.h"
 #include "report_readouts.h"
+#include "report_scale.h"
 #include "store.h"
 #include "table.h"
 
@@ -281,26 +282,34 @@ static void prov_host(agg_buf *b, json_t *rec)
 }
 
 /* The scale DIR's sweep ran at (DIR/sweep.json) into buf; 0 when none is recorded. */
-static int sweep_scale(const char *dir, char *buf, size_t size)
+/* "Scale: quick (the experiment's scales.quick, which sets train.epochs=5, ...; ...)".
+ * Empty for a sweep of the experiment as written. */
+static void scale_sentence(agg_buf *b, const char *dir)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/sweep.json", dir);
-    json_t *sweep = json_load_file(path, 0, NULL);
-    const char *scale = json_string_value(json_object_get(sweep, "scale"));
-    if (scale) snprintf(buf, size, "%s", scale);
-    json_decref(sweep);
-    return scale != NULL;
+    char scale[64];
+    if (!report_scale_name(dir, scale, sizeof scale)) return;
+    agg_buf changes;
+    agg_buf_init(&changes);
+    report_scale_changes(dir, scale, &changes);
+    agg_buf_printf(b, "Scale: %s (the experiment's scales.%s%s%s; the settings each table "
+                   "holds fixed are listed under it).", scale, scale,
+                   changes.len ? ", which sets " : "", agg_buf_str(&changes));
+    b->oom |= changes.oom;
+    agg_buf_destroy(&changes);
 }
 
 static void report_scale_html(agg_buf *b, const char *dir)
 {
-    char scale[64];
-    if (!sweep_scale(dir, scale, sizeof scale)) return;
-    agg_buf_puts(b, "<p>Scale: ");
-    html_escape(b, scale);
-    agg_buf_puts(b, " (the experiment's <code>scales.");
-    html_escape(b, scale);
-    agg_buf_puts(b, "</code>; the settings it fixed are listed under each table).</p>\n");
+    agg_buf s;
+    agg_buf_init(&s);
+    scale_sentence(&s, dir);
+    if (s.len) {
+        agg_buf_puts(b, "<p>");
+        html_escape(b, agg_buf_str(&s));
+        agg_buf_puts(b, "</p>\n");
+    }
+    b->oom |= s.oom;
+    agg_buf_destroy(&s);
 }
 
 static void report_header(agg_buf *b, const char *dir, json_t *const *recs,
@@ -318,10 +327,9 @@ static void report_header(agg_buf *b, const char *dir, json_t *const *recs,
         agg_buf_printf(b, "%s%s%s%s.\n\n", desc ? desc : "", desc && paper ? " (" : "",
                        paper ? paper : "", desc && paper ? ")" : "");
     /* The scale changes what the numbers mean (a quick run is not the paper's): say it. */
-    char scale[64];
-    if (sweep_scale(dir, scale, sizeof scale))
-        agg_buf_printf(b, "Scale: %s (the experiment's `scales.%s`; the settings it fixed "
-                       "are listed under each table).\n\n", scale, scale);
+    size_t before = b->len;
+    scale_sentence(b, dir);
+    if (b->len > before) agg_buf_puts(b, "\n\n");
     agg_buf_printf(b, "%zu run%s in runs.jsonl: %zu ok, %zu failed, %zu diverged.\n\n",
                    r->n_records, r->n_records == 1 ? "" : "s", r->n_ok, r->n_failed,
                    r->n_diverged);

@@ -59,8 +59,8 @@ for f in tables/table2.md tables/table2.csv tables/table2.tex report.md report.h
 done
 check "the index lists the experiment" grep -q 'href="tiny/report.html"' results/index.html
 check "the index names the band count" grep -q 'cells within the paper&#39;s band' results/index.html
-check "the index gives each experiment's scale and report date" \
-  grep -qE '<a href="tiny/report.html">tiny</a></th><td>full</td><td>[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC</td>' results/index.html
+check "the index gives each experiment's paper, scale and report date" \
+  grep -qE '<a href="tiny/report.html">tiny</a></th><td style="text-align:left">Tiny paper, Table 2</td><td>full</td><td>[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC</td>' results/index.html
 check "the Markdown table has ours, paper and diff per epsilon" \
   grep -q '| algorithm.smoothing | epsilon=1 ours | paper | diff | epsilon=4 ours | paper | diff |' "$R/tables/table2.md"
 check "ours is in the paper's unit with its decimals" grep -qE '^\| 0 \| [0-9]+\.[0-9]{2} ± [0-9]+\.[0-9]{2} \(n=2, train.lr=0\.[15]\) \|' "$R/tables/table2.md"

@@ -43,6 +43,13 @@ check "... and in config.yaml the experiment as run (4 epochs, 2 learning rates)
 check "... which plans the same 32 runs without --scale" \
   sh -c "'$DPERM' run '$WORK/qclean/config.yaml' --dry-run 2>/dev/null | tail -n 1 | grep -qx '32 runs'"
 check "an unscaled folder's config.yaml is the file as given" cmp -s "$FIX/sweep.yaml" "$WORK/clean/config.yaml"
+# The report and the results index say what the scale changed, in the file's own keys.
+mkdir -p "$WORK/idx" && touch "$WORK/idx/.dperm-results" && cp -r "$WORK/qclean" "$WORK/idx/q"
+"$DPERM" report "$WORK/idx/q" --format md,html > /dev/null 2>&1
+check "the report says what the quick scale sets (md and html)" \
+  sh -c "grep -q '^Scale: quick (the experiment.s scales.quick, which sets train.epochs=4, grid.train.lr=\[0.1,1.0\]; ' '$WORK/idx/q/report.md' && grep -q '<p>Scale: quick (the experiment&#39;s scales.quick, which sets train.epochs=4' '$WORK/idx/q/report.html'"
+check "... and so does the results index, beside the scale's name" \
+  grep -q '<td>quick<br><small>train.epochs=4, grid.train.lr=\[0.1,1.0\]</small></td>' "$WORK/idx/index.html"
 Q="$WORK/q dir"
 "$DPERM" run "$SCALED" --scale quick -j 2 --out "$Q" --quiet >/dev/null 2>"$WORK/int.err" &
 pid=$!
