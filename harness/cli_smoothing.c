@@ -17,9 +17,12 @@
  *     the root-mean-square distance to the clean signal before and after smoothing, the
  *     figure's claim ("LS removes the noise") judged on those numbers.
  *
- * Everything lands in DIR (default results/lssgd_smoothing): report.md, table3.csv,
- * table4.csv, fig2_1d.dat, fig2_2d.dat, fig2.gp, fig2.png. Exit 0; 2 for bad arguments or
- * an unreadable reference file (before anything is written); 1 when writing fails.
+ * Everything lands in DIR (default results/lssgd_smoothing): report.md and report.html
+ * (the same sections), fidelity.json (the cells that agree and the claim's verdict, in
+ * `dperm report`'s shape, so the results index lists this report beside the others),
+ * table3.csv, table4.csv, fig2_1d.dat, fig2_2d.dat, fig2.gp, fig2.png; then the index of
+ * the folder above, where dperm keeps one (html.h). Exit 0; 2 for bad arguments or an
+ * unreadable reference file (before anything is written); 1 when writing fails.
  */
 #include <getopt.h>
 #include <math.h>
@@ -33,7 +36,9 @@
 #include "aggregate.h"
 #include "cli.h"
 #include "gnuplot.h"
+#include "html.h"
 #include "reference.h"
+#include "report.h"
 #include "store.h"
 
 static const char SMOOTHING_HELP[] =
@@ -137,6 +142,57 @@ static void table_md(agg_buf *b, const const_table *t)
                    "sum over the spectrum agrees to %.1e relative. %zu of %zu cells agree "
                    "with the paper when rounded to its digits († marks the others). Source: "
                    "%s.\n\n", worst, t->matched, t->compared, t->ref.file);
+}
+
+static void table_html(agg_buf *b, const const_table *t)
+{
+    agg_buf_printf(b, "<h3>%s: %s (Prop. %d)</h3>\n<table>\n<thead><tr><th>d</th>",
+                   t->ref.table, t->symbol, t->name[5] == '3' ? 1 : 2);
+    for (int s = 0; s < N_SIGMA; s++)
+        agg_buf_printf(b, "<th>sigma %d ours</th><th>paper</th>", s + 1);
+    agg_buf_puts(b, "</tr></thead>\n<tbody>\n");
+    for (int i = 0; i < N_DIM; i++) {
+        agg_buf_printf(b, "<tr><th>%ld</th>", DIMS[i]);
+        for (int s = 0; s < N_SIGMA; s++) {
+            const ref_cell *c = t->paper[i][s];
+            int ok = c && agrees(c, t->closed[i][s]);
+            agg_buf_printf(b, "<td%s>%.6f%s</td><td>", c && !ok ? " class=\"outside\"" : "",
+                           t->closed[i][s], c && !ok ? " †" : "");
+            html_escape(b, c ? c->mean_text : "-");
+            agg_buf_puts(b, "</td>");
+        }
+        agg_buf_puts(b, "</tr>\n");
+    }
+    agg_buf_printf(b, "</tbody>\n</table>\n<p class=\"note\">%zu of %zu cells agree with the "
+                   "paper when rounded to its digits († marks the others). Source: ",
+                   t->matched, t->compared);
+    html_escape(b, t->ref.file);
+    agg_buf_puts(b, ".</p>\n");
+}
+
+/* fidelity.json in `dperm report`'s shape: per table the cells compared and those that
+ * agree, and the claim's verdict. NULL on ENOMEM. */
+static json_t *fidelity(const const_table *t3, const const_table *t4, int holds,
+                        const char *detail)
+{
+    json_t *tables = json_array();
+    const const_table *ts[2] = {t3, t4};
+    if (!tables) return NULL;
+    for (int k = 0; k < 2; k++) {
+        char *cite = ref_table_citation(&ts[k]->ref);
+        json_t *e = json_pack("{s:s, s:s, s:s*, s:I, s:I, s:I}", "name", ts[k]->name,
+                              "reference", ts[k]->ref.file, "citation", cite,
+                              "compared", (json_int_t)ts[k]->compared,
+                              "within", (json_int_t)ts[k]->matched, "paper_only", (json_int_t)0);
+        free(cite);
+        if (!e || json_array_append_new(tables, e)) {
+            json_decref(tables);
+            return NULL;
+        }
+    }
+    return json_pack("{s:o*, s:[{s:s, s:s, s:s}]}", "tables", tables, "claims", "text",
+                     "LS removes the noise (Fig. 2)", "verdict",
+                     holds ? "holds" : "does not hold", "detail", detail);
 }
 
 static int table_csv(const const_table *t, const char *dir, dp_err *err)
@@ -342,43 +398,95 @@ int cli_smoothing(int argc, char **argv)
     denoise d1 = {0}, d2 = {0};
     char *png_note = NULL;
     int drawn = 0;
-    agg_buf md;
+    agg_buf md, html;
     agg_buf_init(&md);
+    agg_buf_init(&html);
     rc = store_mkdirs(out, &err);
     if (!rc) rc = table_csv(&t3, out, &err);
     if (!rc) rc = table_csv(&t4, out, &err);
     if (!rc) rc = fig2(out, seed, &d1, &d2, &drawn, &png_note, &err);
     if (!rc) {
+        /* report.md and report.html say the same, sentence for sentence */
+        static const char TITLE[] = "DP-LSSGD Tables 3, 4 and Fig. 2 (the smoothing operator)";
+        static const char FIG2[] = "Fig. 2: LS denoising (sigma 10 in 1-D, 100 in 2-D; noise seed";
+        static const char HOW_2D[] = "The 2-D signal is smoothed as the paper does it: reshaped "
+            "row-major into one vector of 10,000 and smoothed in 1-D (so along rows, with each "
+            "row's end joined to the next row's start).";
         int holds = d1.rms_smoothed < d1.rms_noisy && d2.rms_smoothed < d2.rms_noisy;
-        agg_buf_puts(&md, "# Report: DP-LSSGD Tables 3, 4 and Fig. 2 (the smoothing operator)\n\n"
-                          "Computed by `dperm smoothing` (no training runs).\n\n## Fidelity\n\n");
-        agg_buf_printf(&md, "- %s (gamma): %zu of %zu cells agree with the paper as printed.\n",
-                       t3.ref.table, t3.matched, t3.compared);
-        agg_buf_printf(&md, "- %s (beta): %zu of %zu cells agree with the paper as printed.\n",
-                       t4.ref.table, t4.matched, t4.compared);
-        agg_buf_printf(&md, "- Claim \"LS removes the noise\" (Fig. 2): %s (RMS distance to the "
-                       "clean signal, noisy -> smoothed: 1-D %.4f -> %.4f, 2-D %.4f -> %.4f).\n\n",
-                       holds ? "holds" : "does not hold", d1.rms_noisy, d1.rms_smoothed,
-                       d2.rms_noisy, d2.rms_smoothed);
-        agg_buf_puts(&md, "## Tables\n\n");
+        char lines[3][320];
+        snprintf(lines[0], sizeof lines[0], "%s (gamma): %zu of %zu cells agree with the paper "
+                 "as printed.", t3.ref.table, t3.matched, t3.compared);
+        snprintf(lines[1], sizeof lines[1], "%s (beta): %zu of %zu cells agree with the paper "
+                 "as printed.", t4.ref.table, t4.matched, t4.compared);
+        char detail[200];
+        snprintf(detail, sizeof detail, "RMS distance to the clean signal, noisy -> smoothed: "
+                 "1-D %.4f -> %.4f, 2-D %.4f -> %.4f", d1.rms_noisy, d1.rms_smoothed,
+                 d2.rms_noisy, d2.rms_smoothed);
+        snprintf(lines[2], sizeof lines[2], "Claim \"LS removes the noise\" (Fig. 2): %s (%s).",
+                 holds ? "holds" : "does not hold", detail);
+
+        agg_buf_printf(&md, "# Report: %s\n\nComputed by `dperm smoothing` (no training "
+                       "runs).\n\n## Fidelity\n\n", TITLE);
+        html_page_begin(&html, TITLE);
+        agg_buf_puts(&html, "<h1>Report: ");
+        html_escape(&html, TITLE);
+        agg_buf_puts(&html, "</h1>\n<p>Computed by <code>dperm smoothing</code> (no training "
+                            "runs).</p>\n<h2>Fidelity</h2>\n<ul>\n");
+        for (int k = 0; k < 3; k++) {
+            agg_buf_printf(&md, "- %s\n", lines[k]);
+            agg_buf_puts(&html, "<li>");
+            html_escape(&html, lines[k]);
+            agg_buf_puts(&html, "</li>\n");
+        }
+        agg_buf_puts(&md, "\n## Tables\n\n");
+        agg_buf_puts(&html, "</ul>\n<h2>Tables</h2>\n");
         table_md(&md, &t3);
         table_md(&md, &t4);
+        table_html(&html, &t3);
+        table_html(&html, &t4);
         agg_buf_printf(&md, "CSV: [table3.csv](table3.csv), [table4.csv](table4.csv)\n\n"
-                       "## Figures\n\n### Fig. 2: LS denoising (sigma 10 in 1-D, 100 in 2-D; "
-                       "noise seed %lu)\n\n", seed);
-        if (!drawn)
-            agg_buf_puts(&md, "gnuplot is not installed (install gnuplot-nox): fig2.png is not "
-                              "drawn; run `gnuplot fig2.gp` here once it is.\n\n");
-        else
+                       "## Figures\n\n### %s %lu)\n\n", FIG2, seed);
+        agg_buf_printf(&html, "<p>CSV: <a href=\"table3.csv\">table3.csv</a>, "
+                       "<a href=\"table4.csv\">table4.csv</a></p>\n<h2>Figures</h2>\n"
+                       "<h3>%s %lu)</h3>\n", FIG2, seed);
+        if (!drawn) {
+            static const char NONE[] = "gnuplot is not installed (install gnuplot-nox): "
+                "fig2.png is not drawn; run `gnuplot fig2.gp` here once it is.";
+            agg_buf_printf(&md, "%s\n\n", NONE);
+            agg_buf_printf(&html, "<p>%s</p>\n", NONE);
+        } else {
             agg_buf_printf(&md, "![Fig. 2](fig2.png)\n\n%s%s%s", png_note ? "gnuplot said: " : "",
                            png_note ? png_note : "", png_note ? "\n\n" : "");
-        agg_buf_puts(&md, "The 2-D signal is smoothed as the paper does it: reshaped row-major "
-                          "into one vector of 10,000 and smoothed in 1-D (so along rows, with "
-                          "each row's end joined to the next row's start). Script: "
-                          "[fig2.gp](fig2.gp), data: fig2_1d.dat, fig2_2d.dat.\n");
-        rc = write_text(out, "report.md", &md, &err);
+            agg_buf_puts(&html, "<p><img src=\"fig2.png\" alt=\"Fig. 2\"></p>\n");
+            if (png_note) {
+                agg_buf_puts(&html, "<p>gnuplot said: ");
+                html_escape(&html, png_note);
+                agg_buf_puts(&html, "</p>\n");
+            }
+        }
+        agg_buf_printf(&md, "%s Script: [fig2.gp](fig2.gp), data: fig2_1d.dat, fig2_2d.dat.\n",
+                       HOW_2D);
+        agg_buf_printf(&html, "<p>%s Script: <a href=\"fig2.gp\">fig2.gp</a>, data: "
+                       "<a href=\"fig2_1d.dat\">fig2_1d.dat</a>, "
+                       "<a href=\"fig2_2d.dat\">fig2_2d.dat</a>.</p>\n", HOW_2D);
+        html_page_end(&html);
+        json_t *fj = fidelity(&t3, &t4, holds, detail);
+        char *fjs = fj ? store_json_dumps(fj, 0) : NULL;
+        json_decref(fj);
+        agg_buf fb = {.data = fjs, .len = fjs ? strlen(fjs) : 0, .oom = !fjs};
+        rc = write_text(out, "fidelity.json", &fb, &err);
+        free(fjs);
+        if (!rc) rc = write_text(out, "report.html", &html, &err);
+        if (!rc) rc = write_text(out, "report.md", &md, &err);
+    }
+    if (!rc) { /* the folder above lists this report, where dperm keeps an index */
+        char *index = NULL, skipped[4400] = "";
+        rc = report_index(out, &index, skipped, sizeof skipped, &err);
+        if (skipped[0]) fprintf(stderr, "dperm: note: the results index %s\n", skipped);
+        free(index);
     }
     agg_buf_destroy(&md);
+    agg_buf_destroy(&html);
     free(png_note);
     ref_table_destroy(&t3.ref);
     ref_table_destroy(&t4.ref);
@@ -386,7 +494,7 @@ int cli_smoothing(int argc, char **argv)
         cli_print_error(&err);
         return EXIT_RUNS_FAILED;
     }
-    printf("dperm: smoothing report in %s/report.md (Table 3: %zu of %zu, Table 4: %zu of %zu "
+    printf("dperm: smoothing report in %s/report.md and report.html (Table 3: %zu of %zu, Table 4: %zu of %zu "
            "cells as printed)\n", out, t3.matched, t3.compared, t4.matched, t4.compared);
     return EXIT_OK;
 }

@@ -121,6 +121,15 @@ static void index_scale_and_date(agg_buf *b, const char *parent, const char *nam
         if (paper && desc) agg_buf_puts(b, ": ");
         if (desc && desc->kind == CFG_SCALAR) html_escape(b, desc->value);
         cfg_doc_destroy(&doc);
+    } else { /* a report of no sweep (dperm smoothing): its page's title, already escaped */
+        snprintf(path, sizeof path, "%s/report.html", dir);
+        FILE *f = fopen(path, "rb");
+        char head[1024] = "";
+        size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
+        if (f) fclose(f);
+        head[got] = '\0';
+        char *t = strstr(head, "<title>"), *end = t ? strstr(t, "</title>") : NULL;
+        if (t && end) agg_buf_printf(b, "%.*s", (int)(end - t - 7), t + 7);
     }
     agg_buf_puts(b, "</td><td>");
     snprintf(path, sizeof path, "%s/sweep.json", dir);
@@ -137,7 +146,7 @@ static void index_scale_and_date(agg_buf *b, const char *parent, const char *nam
         b->oom |= changes.oom;
         agg_buf_destroy(&changes);
     } else {
-        html_escape(b, access(path, F_OK) == 0 ? "full" : "");
+        html_escape(b, access(path, F_OK) == 0 ? "full" : "—");   /* — : no sweep */
     }
     snprintf(path, sizeof path, "%s/%s/report.html", parent, name);
     struct stat st;

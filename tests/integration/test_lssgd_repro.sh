@@ -57,6 +57,15 @@ check "Fig. 2 script written" [ -s "$WORK/sm/fig2.gp" ]
 if command -v gnuplot >/dev/null 2>&1; then
   check "Fig. 2 drawn" sh -c "head -c 4 '$WORK/sm/fig2.png' | grep -q PNG"
 fi
+check "report.html says what report.md says (a table, the claim, the figure)" \
+  sh -c "grep -q '<li>Table 3 (gamma): 15 of 15 cells agree with the paper as printed.</li>' '$WORK/sm/report.html' && grep -q '<td>0.149342</td><td>0.149</td>' '$WORK/sm/report.html' && grep -q 'Claim &quot;LS removes the noise&quot; (Fig. 2): holds' '$WORK/sm/report.html' && grep -q '<img src=\"fig2.png\"' '$WORK/sm/report.html'"
+check "fidelity.json counts the cells that agree and the claim's verdict" \
+  sh -c "jq -e '[.tables[].within] == [15, 15] and [.tables[].compared] == [15, 15] and .claims[0].verdict == \"holds\"' '$WORK/sm/fidelity.json' > /dev/null"
+# In a results folder dperm made (make reproduce's results/SCALE/), the index lists it.
+mkdir -p "$WORK/res" && touch "$WORK/res/.dperm-results"
+"$DPERM" smoothing --out "$WORK/res/lssgd_smoothing" > /dev/null 2>&1
+check "the results index lists the smoothing report with its page title and fidelity" \
+  grep -q '<a href="lssgd_smoothing/report.html">lssgd_smoothing</a></th><td style="text-align:left">DP-LSSGD Tables 3, 4 and Fig. 2 (the smoothing operator)</td><td>—</td><td>[0-9-]* [0-9:]* UTC</td><td style="text-align:left">30 of 30 cells within the paper&#39;s band; 1 of 1 claims hold</td>' "$WORK/res/index.html"
 cp "$WORK/sm/fig2_1d.dat" "$WORK/seed1.dat"
 "$DPERM" smoothing --out "$WORK/sm" --seed 2 > /dev/null 2>&1
 check "another seed redraws the noise" sh -c "[ -s '$WORK/sm/fig2_1d.dat' ] && ! cmp -s '$WORK/sm/fig2_1d.dat' '$WORK/seed1.dat'"
