@@ -552,6 +552,19 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
     grid_destroy(&full);
     if (!manifest) return dp_err_set(err, DP_ENOMEM, "out of memory");
 
+    /* A folder dperm keeps experiments' folders and their index in (results/quick/ of
+     * make reproduce) is no experiment's folder: records there would mix with the index
+     * and would be listed by no report. */
+    snprintf(path, sizeof path, "%s/%s", s->dir, HTML_RESULTS_MARK);
+    if (access(path, F_OK) == 0) {
+        rc = dp_err_set(err, DP_ESTATE, "%s holds other experiments' results folders and "
+                        "their index, not one experiment's runs", s->dir);
+        dp_err_hint(err, "pass --out %s/NAME (or rename the experiment: its `experiment:` "
+                    "key names the folder)", s->dir);
+        json_decref(manifest);
+        return rc;
+    }
+
     /* A shard appends to its own file only: no two processes ever append to one file,
      * even on a shared file system where O_APPEND is not atomic across machines. */
     json_t *records = NULL, *own = NULL, *old = NULL;

@@ -111,6 +111,14 @@ check "a folder dperm did not make gets no index, and no note" sh -c "[ ! -e the
 "$DPERM" run configs/tiny.yaml --out fresh/tiny -j 2 --quiet > /dev/null
 "$DPERM" report fresh/tiny > /dev/null 2> err
 check "a results folder dperm made gets its index" grep -q 'href="tiny/report.html"' fresh/index.html
+# That folder holds experiments' folders: an experiment run into it is refused (exit 2),
+# its index and the other experiment's records untouched.
+cp fresh/index.html fresh.index
+"$DPERM" run configs/tiny.yaml --out fresh -j 2 --quiet > /dev/null 2> err
+check "a sweep into a results root exits 2, naming the folder to use instead" \
+  sh -c "[ $? = 2 ] && grep -q '^dperm: fresh holds other experiments. results folders and their index, not one experiment.s runs$' err && grep -q 'pass --out fresh/NAME' err"
+check "... and writes nothing there" \
+  sh -c "[ ! -e fresh/runs.jsonl ] && cmp -s fresh/index.html fresh.index && [ \$(wc -l < fresh/tiny/runs.jsonl) = 16 ]"
 
 # A metric name no run has is refused by `dperm report` at its position (it would draw an
 # empty figure), with the closest metric; a config path no run has is refused already by
