@@ -156,6 +156,33 @@ static void index_scale_and_date(agg_buf *b, const char *parent, const char *nam
     agg_buf_printf(b, "</td><td>%s", date);
 }
 
+/* Append to names the folders under ROOT/SUB (SUB NULL: ROOT itself) that hold a
+ * report.html, as paths relative to ROOT ("demo", "quick/demo"); with `nested`, also
+ * those of a subfolder that is itself a results root (HTML_RESULTS_MARK: results/quick/
+ * of make reproduce), one level down. 0, DP_EIO (ROOT unreadable) or DP_ENOMEM. */
+static int list_reports(const char *root, const char *sub, agg_strs *names, int nested)
+{
+    char dir[4300], path[4700], rel[4400];
+    snprintf(dir, sizeof dir, "%s%s%s", root, sub ? "/" : "", sub ? sub : "");
+    DIR *d = opendir(dir);
+    if (!d) return sub ? 0 : DP_EIO;
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(rel, sizeof rel, "%s%s%s", sub ? sub : "", sub ? "/" : "", e->d_name);
+        snprintf(path, sizeof path, "%s/%s/report.html", root, rel);
+        if (access(path, R_OK) == 0) {
+            if (agg_strs_push(names, rel)) rc = DP_ENOMEM;
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/%s/%s", root, rel, HTML_RESULTS_MARK);
+        if (nested && access(path, F_OK) == 0) rc = list_reports(root, rel, names, 0);
+    }
+    closedir(d);
+    return rc;
+}
+
 int html_write_index(const char *parent, char **path, char *skipped, size_t n, dp_err *err)
 {
     *path = NULL;
@@ -169,24 +196,15 @@ int html_write_index(const char *parent, char **path, char *skipped, size_t n, d
             snprintf(skipped, n, "%s is not an index dperm wrote: left as it is", file);
         return 0;
     }
-    DIR *d = opendir(parent);
-    if (!d) return dp_err_set(err, DP_EIO, "cannot read folder %s", parent);
     agg_strs names = {0};
     agg_buf b, p;
     agg_buf_init(&b);
     agg_buf_init(&p);
-    int rc = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        agg_buf_destroy(&p);
-        agg_buf_printf(&p, "%s/%s/report.html", parent, e->d_name);
-        if (access(agg_buf_str(&p), R_OK) == 0 && agg_strs_push(&names, e->d_name)) {
-            rc = DP_ENOMEM;
-            break;
-        }
+    int rc = list_reports(parent, NULL, &names, 1);
+    if (rc == DP_EIO) {
+        agg_strs_destroy(&names);
+        return dp_err_set(err, DP_EIO, "cannot read folder %s", parent);
     }
-    closedir(d);
     if (!rc) {
         qsort(names.s, names.n, sizeof *names.s, cmp_str);
         html_page_begin(&b, "dperm results");

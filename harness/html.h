@@ -24,8 +24,9 @@ void html_page_end(agg_buf *b);
 #define HTML_RESULTS_MARK ".dperm-results"
 
 /* Write PARENT/index.html atomically: one link per folder PARENT/X holding
- * X/report.html, with the experiment's name, run counts and fidelity line when
- * X/fidelity.json says them. *path (caller frees) is the file written. Nothing is written
+ * X/report.html, and per PARENT/X/Y when X is itself a results root (results/quick/ in
+ * results/), with the experiment's paper, scale, date and fidelity line when its files
+ * say them. *path (caller frees) is the file written. Nothing is written
  * (0, *path NULL) over an index.html that dperm did not write (skipped[0..n), when given,
  * then says so), nor in a folder without HTML_RESULTS_MARK that has no index yet: a
  * user's own files are never replaced.

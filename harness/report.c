@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aggregate.h"
 #include "fidelity.h"
@@ -648,7 +649,19 @@ int report_index(const char *dir, char **path, char *skipped, size_t n, dp_err *
     char *slash = strrchr(parent, '/');
     if (slash == parent) slash[1] = '\0';
     else if (slash) *slash = '\0';
-    return html_write_index(parent, path, skipped, n, err);
+    int rc = html_write_index(parent, path, skipped, n, err);
+    /* a results root inside another (results/quick/ in results/): the outer index lists
+     * this experiment too, so one page lists every experiment */
+    char mark[4200];
+    snprintf(mark, sizeof mark, "%s/%s", parent, HTML_RESULTS_MARK);
+    slash = strrchr(parent, '/');
+    if (rc == 0 && *path && slash && slash != parent && access(mark, F_OK) == 0) {
+        *slash = '\0';
+        char *outer = NULL;
+        rc = html_write_index(parent, &outer, NULL, 0, err);
+        free(outer);
+    }
+    return rc;
 }
 
 void report_result_destroy(report_result *r)

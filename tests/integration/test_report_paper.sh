@@ -111,6 +111,13 @@ check "a folder dperm did not make gets no index, and no note" sh -c "[ ! -e the
 "$DPERM" run configs/tiny.yaml --out fresh/tiny -j 2 --quiet > /dev/null
 "$DPERM" report fresh/tiny > /dev/null 2> err
 check "a results folder dperm made gets its index" grep -q 'href="tiny/report.html"' fresh/index.html
+# A results root inside another (results/quick/ in results/, as make reproduce makes it):
+# the outer index lists the inner experiments too, so one page lists every experiment.
+mkdir -p outer && touch outer/.dperm-results
+"$DPERM" run configs/tiny.yaml --out outer/quick/tiny -j 2 --quiet > /dev/null
+"$DPERM" report outer/quick/tiny > /dev/null 2> err
+check "the inner index lists the experiment" grep -q 'href="tiny/report.html"' outer/quick/index.html
+check "... and so does the outer one, by its path" grep -q '<a href="quick/tiny/report.html">quick/tiny</a>' outer/index.html
 # That folder holds experiments' folders: an experiment run into it is refused (exit 2),
 # its index and the other experiment's records untouched.
 cp fresh/index.html fresh.index
