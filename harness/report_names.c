@@ -89,6 +89,12 @@ int report_names_from_records(report_names *v, json_t *records)
         json_array_foreach(json_object_get(rec, "readouts"), k, ro)
             if (keys_of(ro, v->metrics)) return DP_ENOMEM;
     }
+    /* no run measured anything (all failed, e.g. for want of an optional dataset): no
+     * metric name can be judged, and the report shows the failures */
+    if (json_object_size(v->metrics) == 0) {
+        json_decref(v->metrics);
+        v->metrics = NULL;
+    }
     return 0;
 }
 

@@ -33,7 +33,8 @@ typedef struct report_names {
 
 /* From run configs (YAML nodes): paths only. 0 or DP_ENOMEM. */
 int report_names_from_configs(report_names *v, cfg_node *const *configs, size_t n);
-/* From records (runs.jsonl objects): paths and metrics. 0 or DP_ENOMEM. */
+/* From records (runs.jsonl objects): paths and metrics (metrics NULL when no record has
+ * any: every run failed). 0 or DP_ENOMEM. */
 int report_names_from_records(report_names *v, json_t *records);
 void report_names_destroy(report_names *v);
 
