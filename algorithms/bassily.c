@@ -29,14 +29,14 @@
  * - Sampling: each step an independent uniform b-subset (DP_SAMPLING_WOR), exactly
  *   Lemma 15.4's "uniformly random set S of size m".
  */
-#include "bassily.h"
+#include "algorithms/bassily.h"
 
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
-#include "privacy/theorems.h"
-#include "train_model.h"
+#include "algorithms/privacy/theorems.h"
+#include "algorithms/train_model.h"
 
 int dp_bassily_sigma(double eps, double delta, double L, long T, long n, long b, double *sigma,
                      dp_err *err)

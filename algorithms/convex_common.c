@@ -1,12 +1,12 @@
 /* convex_common.c: constants, data check and evaluation shared by the convex private
  * algorithms (convex_common.h says where each constant comes from). */
-#include "convex_common.h"
+#include "algorithms/convex_common.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/vec.h"
+#include "algorithms/base/vec.h"
 
 /* Rows per block of the full-data pass (the trainer's evaluation uses the same). */
 #define EVAL_ROWS 1024

@@ -25,9 +25,9 @@
 
 #include <stddef.h>
 
-#include "base/err.h"
-#include "models/linear.h"
-#include "train.h"
+#include "algorithms/base/err.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/train.h"
 
 /* A data set as the algorithms read it: classification (y set, t NULL) or regression
  * (t set, y NULL); x is (n, d). Not owned. */

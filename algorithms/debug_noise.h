@@ -1,5 +1,5 @@
 /* debug_noise.h: a test-only multiplier on the noise of the private mechanisms, so the
- * empirical privacy audit can be shown to catch a broken mechanism (harness/audit.c;
+ * empirical privacy audit can be shown to catch a broken mechanism (harness/sweep/audit.c;
  * tests/unit/test_audit_broken.c scales the noise by 1/10 and expects every audit to
  * report a violation).
  *

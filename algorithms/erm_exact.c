@@ -42,14 +42,14 @@
  *     784 pixels: 7850) are refused with a message rather than solved for minutes. The
  *     models of the convex experiments (d <= ~120 after one-hot, k <= 10) fit.
  */
-#include "erm_exact.h"
+#include "algorithms/erm_exact.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/vec.h"
+#include "algorithms/base/vec.h"
 
 /* LAPACK (Fortran interface of the linked OpenBLAS): Cholesky factor and solve. */
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);

@@ -16,8 +16,8 @@
 
 #include <stddef.h>
 
-#include "base/err.h"
-#include "models/linear.h"
+#include "algorithms/base/err.h"
+#include "algorithms/models/linear.h"
 
 /* Default stopping rule and iteration cap of dp_erm_solve. */
 #define DP_ERM_TOL 1e-10

@@ -37,17 +37,17 @@
  * one eps the MLP sees exactly the noise the LR panel sees (the noise is added to the
  * data, before any model). beta is unknown, so the step must be given.
  */
-#include "input_pert.h"
+#include "algorithms/input_pert.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/noise_source.h"
-#include "privacy/theorems.h"
-#include "debug_noise.h"
-#include "train_model.h"
+#include "algorithms/base/noise_source.h"
+#include "algorithms/privacy/theorems.h"
+#include "algorithms/debug_noise.h"
+#include "algorithms/train_model.h"
 
 /* The plan from the loss's constants: G (Lipschitz), beta (smoothness of the regularized
  * objective; NaN when unknown, then cfg->step is required), Delta = l2. */

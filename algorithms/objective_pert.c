@@ -18,15 +18,15 @@
  *     DP_STREAM_NOISE of the run seed; the laplace-type b with dp_mech_hdlaplace_sample
  *     (sensitivity argument 2 rho: density exp(-eps' ||b|| / (2 rho))).
  */
-#include "objective_pert.h"
+#include "algorithms/objective_pert.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "convex_common.h"
-#include "debug_noise.h"
-#include "privacy/mechanisms.h"
+#include "algorithms/convex_common.h"
+#include "algorithms/debug_noise.h"
+#include "algorithms/privacy/mechanisms.h"
 
 #define LOGISTIC_C 0.25 /* sup of l''(t) for l(t) = log(1 + e^-t) */
 

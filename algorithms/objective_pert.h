@@ -53,10 +53,10 @@
 
 #include <stdint.h>
 
-#include "base/err.h"
-#include "base/rng.h"
-#include "erm_exact.h"
-#include "models/linear.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/erm_exact.h"
+#include "algorithms/models/linear.h"
 
 typedef enum { DP_OBJPERT_GAUSSIAN = 1, DP_OBJPERT_LAPLACE = 2 } dp_objpert_mechanism;
 

@@ -31,17 +31,17 @@
  * GD itself is dp_train_linear with full batches and a constant step, so with the noise
  * off this is dperm's `gd` bit for bit (tested).
  */
-#include "output_pert.h"
+#include "algorithms/output_pert.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/noise_source.h"
-#include "privacy/mechanisms.h"
-#include "debug_noise.h"
-#include "privacy/theorems.h"
+#include "algorithms/base/noise_source.h"
+#include "algorithms/privacy/mechanisms.h"
+#include "algorithms/debug_noise.h"
+#include "algorithms/privacy/theorems.h"
 
 int dp_output_pert_make_plan(const dp_linear *m, const dp_output_pert_cfg *cfg, size_t n,
                              dp_output_pert_plan *plan, dp_err *err)

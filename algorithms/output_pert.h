@@ -9,12 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
-#include "base/noise_source.h"
-#include "base/rng.h"
-#include "convex_common.h"
-#include "models/linear.h"
-#include "train.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/noise_source.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/convex_common.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/train.h"
 
 typedef enum {
     DP_OUTPUT_GAUSSIAN = 1, /* Alg. 1 line 7: (eps, delta)-DP */

@@ -29,16 +29,16 @@
  *   wor batch of one and noise multiplier s/L (noise std s), stopped after R steps.
  *   beta and D_F are unknown there, so the step must be given.
  */
-#include "rrpsgd.h"
+#include "algorithms/rrpsgd.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/noise_source.h"
-#include "privacy/theorems.h"
-#include "train_model.h"
+#include "algorithms/base/noise_source.h"
+#include "algorithms/privacy/theorems.h"
+#include "algorithms/train_model.h"
 
 /* The plan from the data loss's Lipschitz bound L, the objective's smoothness beta (NaN
  * when unknown: a deep model; then cfg->step is required and unchecked against 2/beta),

@@ -9,12 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
-#include "base/rng.h"
-#include "convex_common.h"
-#include "models/linear.h"
-#include "models/model.h"
-#include "train.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/convex_common.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/models/model.h"
+#include "algorithms/train.h"
 
 typedef struct dp_rrpsgd_cfg {
     double eps;            /* in (0, 1] (Thm 4) */

@@ -4,7 +4,7 @@
  * method to lift the utility in privacy-preserving ERM", §2 (A_sigma = I - sigma L,
  * eq. 4), Alg. 1, and App. B (Lemma 7: the inverse's kernel a^|k| / sqrt(4 sigma + 1),
  * the root a of Prop. 1). */
-#include "smoothing.h"
+#include "algorithms/smoothing.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "base/err.h"
+#include "algorithms/base/err.h"
 
 typedef struct dp_smoother {
     size_t d;

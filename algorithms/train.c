@@ -19,14 +19,14 @@
  * Memory: every buffer is allocated once before the loop; a step allocates nothing. The
  * test-set evaluation (dp_linear_evaluate) allocates one block buffer per curve point.
  */
-#include "train.h"
+#include "algorithms/train.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/vec.h"
-#include "train_common_int.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/train_common_int.h"
 
 /* Rows per block of the full-data passes at evaluation points. */
 #define EVAL_ROWS 1024

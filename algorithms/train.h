@@ -42,8 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
-#include "models/linear.h"
+#include "algorithms/base/err.h"
+#include "algorithms/models/linear.h"
 
 typedef enum { DP_ALGO_SGD = 1, DP_ALGO_DP_SGD = 2 } dp_algorithm;
 /* shuffle: disjoint batches of a per-epoch permutation; poisson: each example with

@@ -6,7 +6,7 @@
  * needs shuffled passes (Poisson and wor batches have no partial batch; the full batch
  * has none to keep, so it is accepted there and changes nothing).
  */
-#include "train_common_int.h"
+#include "algorithms/train_common_int.h"
 
 #include <math.h>
 

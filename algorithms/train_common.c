@@ -46,16 +46,16 @@
  * Memory: the curve, the (n) index array and the step's buffers (train_step.c) are
  * allocated once before the loop; a step allocates nothing.
  */
-#include "train_common_int.h"
+#include "algorithms/train_common_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/noise_source.h"
-#include "base/rng.h"
-#include "base/vec.h"
-#include "debug_noise.h"
+#include "algorithms/base/noise_source.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/debug_noise.h"
 
 // ---- sampling and schedule --------------------------------------------------------------
 

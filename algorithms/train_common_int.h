@@ -15,11 +15,11 @@
 
 #include <stddef.h>
 
-#include "base/err.h"
-#include "base/noise_source.h"
-#include "base/rng.h"
-#include "smoothing.h"
-#include "train.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/noise_source.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/smoothing.h"
+#include "algorithms/train.h"
 
 /* One parameter tensor inside the flat buffer: rows runs of cols consecutive parameters,
  * run r at off + r * stride (stride >= cols). A deep layer's weights or bias is one run

@@ -22,14 +22,14 @@
  * for bit as gathering it whole, bounds the buffer for any b and any Poisson batch size
  * (up to n), and costs at most what the model's own activations per example already cost.
  */
-#include "train_model.h"
+#include "algorithms/train_model.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/vec.h"
-#include "train_common_int.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/train_common_int.h"
 
 typedef struct trainer {
     dp_model *m;

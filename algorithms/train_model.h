@@ -14,9 +14,9 @@
 
 #include <stddef.h>
 
-#include "base/err.h"
-#include "models/model.h"
-#include "train.h"
+#include "algorithms/base/err.h"
+#include "algorithms/models/model.h"
+#include "algorithms/train.h"
 
 /* Validate cfg, l2 and the labels against m (each message names its field: train.*,
  * algorithm.*, model.l2), then train m's parameters in place from their current values

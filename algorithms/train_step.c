@@ -45,13 +45,13 @@
  *
  * Memory: every buffer is allocated by dp_train_step_plan; a step allocates nothing.
  */
-#include "train_common_int.h"
+#include "algorithms/train_common_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/vec.h"
+#include "algorithms/base/vec.h"
 
 // ---- the pieces of a direction ----------------------------------------------------------
 

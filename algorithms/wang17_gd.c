@@ -53,14 +53,14 @@
  * GD is dp_train_linear / dp_train_model with full batches and a constant step, so this
  * file holds no loop of its own.
  */
-#include "wang17_gd.h"
+#include "algorithms/wang17_gd.h"
 
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
-#include "privacy/mechanisms.h"
-#include "train_model.h"
+#include "algorithms/privacy/mechanisms.h"
+#include "algorithms/train_model.h"
 
 static int check_pos(const char *what, double v, dp_err *err)
 {

@@ -12,11 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
-#include "convex_common.h"
-#include "models/linear.h"
-#include "models/model.h"
-#include "train.h"
+#include "algorithms/base/err.h"
+#include "algorithms/convex_common.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/models/model.h"
+#include "algorithms/train.h"
 
 typedef struct dp_wang17_cfg {
     double eps;            /* > 0 and finite */

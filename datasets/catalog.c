@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "data.h"
+#include "datasets/data.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -19,7 +19,7 @@
 
 #include <zlib.h>
 
-#include "data_int.h"
+#include "datasets/data_int.h"
 
 #define CIFAR_D 3072u
 #define CIFAR_REC (CIFAR_D + 1u)

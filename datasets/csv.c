@@ -14,7 +14,7 @@
 
 #include <zlib.h>
 
-#include "data_int.h"
+#include "datasets/data_int.h"
 
 #define CSV_MAX_LINE (1u << 20)
 

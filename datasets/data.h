@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../algorithms/base/err.h"
-#include "dataset.h"
+#include "algorithms/base/err.h"
+#include "datasets/dataset.h"
 
 #define DP_DATA_MAX_DIRS 16
 #define DP_DATA_MAX_FILES 8

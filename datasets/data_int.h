@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data.h"
+#include "datasets/data.h"
 
 /* A dataset as read, rows in file order: the rows of the training file(s) first, then
  * those of the official test file(s) from row n_official_train on.

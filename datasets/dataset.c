@@ -6,7 +6,7 @@
  * both parts: a model trained on `train` sees the rows in that order, which does not
  * matter for the samplers of train.c (they draw their own order).
  */
-#include "dataset.h"
+#include "datasets/dataset.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../algorithms/base/rng.h"
+#include "algorithms/base/rng.h"
 
 void dp_dataset_destroy(dp_dataset *ds)
 {

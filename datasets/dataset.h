@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../algorithms/base/err.h"
+#include "algorithms/base/err.h"
 
 typedef struct dp_dataset {
     char name[64];

@@ -19,7 +19,7 @@
 
 #include <nettle/sha2.h>
 
-#include "data.h"
+#include "datasets/data.h"
 
 static void add_dir(dp_data_search *s, const char *d, size_t len)
 {

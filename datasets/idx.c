@@ -25,7 +25,7 @@
 
 #include <zlib.h>
 
-#include "data_int.h"
+#include "datasets/data_int.h"
 
 #define IDX_IMAGES_MAGIC 2051u
 #define IDX_LABELS_MAGIC 2049u

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data_int.h"
+#include "datasets/data_int.h"
 
 void dp_raw_destroy(dp_raw *r)
 {

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../algorithms/base/rng.h"
-#include "data_int.h"
+#include "algorithms/base/rng.h"
+#include "datasets/data_int.h"
 
 /* Class index named s among raw's classes, or -1. */
 static int class_index(const dp_raw *raw, const char *s)

@@ -23,7 +23,7 @@
  * with DP_EINVAL after 1000 n candidates, or after 10^5 candidates with none accepted
  * (acceptance below 1/1000 is then all but certain: (1 - 1/1000)^(10^5) ~ e^-100).
  */
-#include "dataset.h"
+#include "datasets/dataset.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../algorithms/base/rng.h"
-#include "../algorithms/base/vec.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
 
 #define ATTEMPTS_PER_POINT 1000
 #define EARLY_GIVE_UP 100000

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <math.h>
 
-#include "data_int.h"
+#include "datasets/data_int.h"
 
 #define MAX_LEVELS 256
 

@@ -42,7 +42,7 @@
  * scales); a Gaussian proposal farther than 2^63 from mu is rejected outright (its
  * acceptance probability is below exp(-2^60)).
  */
-#include "discrete_noise.h"
+#include "algorithms/base/discrete_noise.h"
 
 #include <errno.h>
 #include <math.h>

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "rng.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/rng.h"
 
 typedef unsigned __int128 dp_u128;
 

@@ -1,5 +1,5 @@
 /* err.c: filling dp_err values (see err.h). */
-#include "err.h"
+#include "algorithms/base/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -41,8 +41,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "rng.h"
-#include "rng_int.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/rng_int.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

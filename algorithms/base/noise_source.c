@@ -6,7 +6,7 @@
  * scale once and keeps it while the scale stays the same (the DP-SGD loop asks for the
  * same sigma every step); discrete_noise.c holds the samplers and the privacy argument.
  */
-#include "noise_source.h"
+#include "algorithms/base/noise_source.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -21,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "discrete_noise.h"
-#include "err.h"
-#include "rng.h"
+#include "algorithms/base/discrete_noise.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/rng.h"
 
 typedef struct dp_noise {
     int secure;

@@ -28,8 +28,8 @@
  *     Gamma(shape + 1) and multiplying by U^(1/shape) (their §6).
  *   - below(n): rejection of the low 2^64 mod n values, then modulo: exactly uniform.
  */
-#include "rng.h"
-#include "rng_int.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/rng_int.h"
 
 #include <math.h>
 #include <pthread.h>

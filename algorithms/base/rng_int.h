@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "rng.h"
+#include "algorithms/base/rng.h"
 
 /* The ziggurat's tables (rng.c): a 64-bit word u gives layer idx = u & 0xff, sign bit
  * (u >> 8) & 1 and magnitude m = (u >> 9) & (2^52 - 1); when m < dp_zig_ki[idx] the normal

@@ -9,7 +9,7 @@
  * stderr and skip the call, and an empty Poisson batch (k = 0 in the gradient GEMM) is a
  * normal event for the callers, not an error.
  */
-#include "vec.h"
+#include "algorithms/base/vec.h"
 
 #include <cblas.h>
 #include <math.h>

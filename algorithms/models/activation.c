@@ -11,7 +11,7 @@
  * ReLU's select is done on the bits (keep_if): a data-dependent branch mispredicts on
  * about half of the elements of a ReLU layer, which made it cost as much as a GEMM.
  */
-#include "layers.h"
+#include "algorithms/models/layers.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -42,12 +42,12 @@
  * direct flops; on the second, P = 25, they tie). GRAM wins by flops only on late CIFAR
  * layers (P = 64, OC = 128, K = 1152); dp_conv_pex_choose picks DIRECT or GRAM by flops.
  */
-#include "layers.h"
+#include "algorithms/models/layers.h"
 
 #include <assert.h>
 #include <string.h>
 
-#include "../base/vec.h"
+#include "algorithms/base/vec.h"
 
 /* Patch rows whose products one float GEMM sums before the result is added into a double
  * weight gradient: bounds the float summation length whatever the batch. */

@@ -36,11 +36,11 @@
  * Work per call is bounded by the caller's float scratch (sizes below); nothing here
  * allocates or fails.
  */
-#include "layers.h"
+#include "algorithms/models/layers.h"
 
 #include <string.h>
 
-#include "../base/vec.h"
+#include "algorithms/base/vec.h"
 
 /* Longest float sum of a product before it is added into double: the forward's sum over
  * inputs, the error pass's over outputs, the weight gradient's over examples. 1024 keeps

@@ -30,7 +30,7 @@
  *     square is accumulated with a running scale (LAPACK dlassq), so the RMSE is finite
  *     for residuals of any finite size.
  */
-#include "linear.h"
+#include "algorithms/models/linear.h"
 
 #include <assert.h>
 #include <math.h>
@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/vec.h"
+#include "algorithms/base/vec.h"
 
 static int is_classification(dp_loss_kind loss)
 {

@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/err.h"
-#include "../base/rng.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/rng.h"
 
 typedef enum {
     DP_LOSS_LOGISTIC = 1, /* classification */

@@ -30,14 +30,14 @@
  * authors' code does (shared/reference/authors-code.md), instead of averaging them: the
  * clip factor is then taken on ||Rsum_i|| sqrt(||x_i||^2 + 1) and not divided by K.
  */
-#include "linear.h"
+#include "algorithms/models/linear.h"
 
 #include <assert.h>
 #include <math.h>
 #include <string.h>
 
-#include "../base/rng.h"
-#include "../base/vec.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
 
 size_t dp_linear_smooth_ws(const dp_linear *m, size_t B)
 {

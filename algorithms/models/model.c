@@ -25,7 +25,7 @@
  * 256; cnn_cifar: 260k per example, about 630 MB; mlp_3072_1536_128_10: 4.9M doubles of
  * parameters and 4.9M floats of their copy, 3.4k doubles and 4.7k floats per example.
  */
-#include "model.h"
+#include "algorithms/models/model.h"
 
 #include <assert.h>
 #include <math.h>
@@ -33,9 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/rng.h"
-#include "../base/vec.h"
-#include "model_int.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/model_int.h"
 
 /* Floats of conv patches (and their float output) a layer may keep for a whole chunk,
  * 8M = 32 MB: cnn_mnist's two layers keep theirs at batch 256 (3.2M and 1.8M), so the

@@ -44,9 +44,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/err.h"
-#include "../base/rng.h"
-#include "layers.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/models/layers.h"
 
 /* Lanes of every model. */
 #define DP_MODEL_LANES 2

@@ -19,7 +19,7 @@
 #ifndef DPERM_MODEL_INT_H
 #define DPERM_MODEL_INT_H
 
-#include "model.h"
+#include "algorithms/models/model.h"
 
 /* The input buffer of layer l for the current chunk. */
 static inline const double *dp_model_in(const dp_model *m, const dp_layer *l)

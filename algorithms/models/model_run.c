@@ -39,9 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../base/vec.h"
-#include "model.h"
-#include "model_int.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/model.h"
+#include "algorithms/models/model_int.h"
 
 /* B * n_params below which a run stays on one thread: about 2^20 multiply-adds per pass,
  * 10-20 us of single-precision GEMM per lane, what a thread costs to start. */

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "algorithms/models/model.h"
 
 static const dp_model_info registry[] = {
     {"mlp", "flatten, dense+act per hidden size, dense to the classes", "DPlis §5.1"},

@@ -28,9 +28,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "../base/vec.h"
-#include "model.h"
-#include "model_int.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/model.h"
+#include "algorithms/models/model_int.h"
 
 typedef struct clip_job {
     dp_model *m;

@@ -107,10 +107,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/rng.h"
-#include "../base/vec.h"
-#include "model.h"
-#include "model_int.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/model.h"
+#include "algorithms/models/model_int.h"
 
 /* Doubles of per-example workspace (all layers, all copies; a float counts half) to aim
  * for: 8M = 64 MB. */

@@ -7,7 +7,7 @@
  * overlapping windows (stride < k, as in the MNIST net's 2x2 stride-1 pools) an input
  * that is the maximum of several windows receives the sum of their errors.
  */
-#include "layers.h"
+#include "algorithms/models/layers.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>

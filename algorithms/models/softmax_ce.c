@@ -5,7 +5,7 @@
  * exponentiating, so no exp overflows and the sum is >= 1 (its log is safe). Losses and
  * gradients are per example, unaveraged: the model sums or clips them example by example.
  */
-#include "layers.h"
+#include "algorithms/models/layers.h"
 
 #include <assert.h>
 #include <math.h>

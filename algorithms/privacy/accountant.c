@@ -6,17 +6,17 @@
  * halving, then bisected on a log scale to 1e-3 relative; the upper end of the final
  * bracket is returned, so the answer always meets the target (never overshoots epsilon).
  */
-#include "accountant.h"
+#include "algorithms/privacy/accountant.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "composition.h"
-#include "params.h"
-#include "pld.h"
-#include "rdp.h"
-#include "theorems.h"
+#include "algorithms/privacy/composition.h"
+#include "algorithms/privacy/params.h"
+#include "algorithms/privacy/pld.h"
+#include "algorithms/privacy/rdp.h"
+#include "algorithms/privacy/theorems.h"
 
 #define SIGMA_MIN 1e-3
 #define SIGMA_MAX 1e4

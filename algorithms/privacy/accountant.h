@@ -51,7 +51,7 @@
 
 #include <stddef.h>
 
-#include "../base/err.h"
+#include "algorithms/base/err.h"
 
 typedef enum dp_accountant {
     DP_ACCOUNTANT_RDP = 1,

@@ -12,7 +12,7 @@
  *   caller evaluates it on fresh trials (Jagielski et al. choose it on the trials they
  *   report; a threshold chosen and evaluated on the same outputs overstates the bound).
  */
-#include "audit_bound.h"
+#include "algorithms/privacy/audit_bound.h"
 
 #include <math.h>
 #include <stdlib.h>

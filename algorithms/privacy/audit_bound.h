@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "../base/err.h"
+#include "algorithms/base/err.h"
 
 /* P(X <= k) for X ~ Binomial(n, p), summed term by term in log space over the shorter
  * tail (exact to rounding for any n this project uses). p outside [0, 1] is clamped;

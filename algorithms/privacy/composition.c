@@ -17,12 +17,12 @@
  *   has no closed form with the analytic per-step Gaussian. The search (grid of 41
  *   logits, then golden section) costs ~80 per-step calibrations, ~0.5 ms.
  */
-#include "composition.h"
-#include "params.h"
+#include "algorithms/privacy/composition.h"
+#include "algorithms/privacy/params.h"
 
 #include <math.h>
 
-#include "mechanisms.h"
+#include "algorithms/privacy/mechanisms.h"
 
 #define LOGIT_MAX 40.0     /* split fractions searched: logistic(-40 .. 40) */
 #define LOGIT_GRID 2.0     /* coarse grid step before the golden-section search */

@@ -13,7 +13,7 @@
 #ifndef DPERM_COMPOSITION_H
 #define DPERM_COMPOSITION_H
 
-#include "../base/err.h"
+#include "algorithms/base/err.h"
 
 /* k-fold composition of (eps, delta)-DP mechanisms is (k eps, k delta)-DP (Dwork & Roth
  * Thm 3.16). eps >= 0, delta in [0, 1], k >= 1. delta_total is capped at 1. */

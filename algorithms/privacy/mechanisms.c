@@ -37,7 +37,7 @@
  *   (erfc(z + dz) = erfc(z) - dz 2/sqrt(pi) e^{-z^2}), which keeps a few ulps in the
  *   far tail where erfc's relative slope 2z would magnify it.
  */
-#include "mechanisms.h"
+#include "algorithms/privacy/mechanisms.h"
 
 #include <math.h>
 

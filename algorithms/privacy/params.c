@@ -1,5 +1,5 @@
 /* params.c: schedule domain checks shared by the accountants (see params.h). */
-#include "params.h"
+#include "algorithms/privacy/params.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
 #ifndef DPERM_PRIVACY_PARAMS_H
 #define DPERM_PRIVACY_PARAMS_H
 
-#include "../base/err.h"
+#include "algorithms/base/err.h"
 
 int dp_check_rate(double q, dp_err *err);      /* sampling rate q in (0, 1] */
 int dp_check_noise(double sigma, dp_err *err); /* noise multiplier finite and > 0 */

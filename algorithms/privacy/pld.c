@@ -49,9 +49,9 @@
  *   and the composition through pld_int.h: pld_compose takes any mechanism that builds
  *   its one-step PMFs on a given grid (build_poisson here).
  */
-#include "pld.h"
-#include "params.h"
-#include "pld_int.h"
+#include "algorithms/privacy/pld.h"
+#include "algorithms/privacy/params.h"
+#include "algorithms/privacy/pld_int.h"
 
 #include <complex.h> /* before fftw3.h: fftw_complex is then double _Complex */
 #include <fftw3.h>

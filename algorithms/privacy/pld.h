@@ -35,7 +35,7 @@
 #ifndef DPERM_PLD_H
 #define DPERM_PLD_H
 
-#include "../base/err.h"
+#include "algorithms/base/err.h"
 
 /* Default grid spacing of the privacy loss (see pld.c for the measurements behind it). */
 #define DP_PLD_DEFAULT_INTERVAL 1e-4

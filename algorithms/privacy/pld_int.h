@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "../base/err.h"
+#include "algorithms/base/err.h"
 
 /* The two adjacency directions of the Poisson-subsampled Gaussian, sensitivity 1, noise
  * N(0, s^2), rate q: remove compares (1-q) N(0) + q N(-1) against N(0), add N(0) against

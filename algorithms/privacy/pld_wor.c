@@ -80,8 +80,8 @@
  *   e^{-k d} omega_k, which the first Chernoff window mostly moves up onto its first kept
  *   loss.
  */
-#include "pld.h"
-#include "pld_int.h"
+#include "algorithms/privacy/pld.h"
+#include "algorithms/privacy/pld_int.h"
 
 #include <assert.h>
 #include <math.h>

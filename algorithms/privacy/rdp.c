@@ -50,8 +50,8 @@
  *
  * Agreement with the reference values: see the note above dp_rdp_epsilon.
  */
-#include "rdp.h"
-#include "params.h"
+#include "algorithms/privacy/rdp.h"
+#include "algorithms/privacy/params.h"
 
 #include <math.h>
 

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "../base/err.h"
+#include "algorithms/base/err.h"
 
 typedef enum {
     DP_RDP_CONVERT_CLASSIC = 1,  /* eps = rdp + log(1/delta)/(alpha-1) (Mironov 2017) */

@@ -20,7 +20,7 @@
  *   without-replacement steps for replace-one neighbours, and a sum over both is a
  *   guarantee under neither relation (rdp.h), so no epsilon is ever printed for one.
  */
-#include "rdp.h"
+#include "algorithms/privacy/rdp.h"
 
 #include <assert.h>
 #include <limits.h>

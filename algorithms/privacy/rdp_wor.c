@@ -50,8 +50,8 @@
  *   +inf (as rdp.c does); a term e^{j(j-1)/(2 s^2)} that overflows even in log space
  *   makes the bound +inf and the base-mechanism cap decides. Never NaN.
  */
-#include "rdp.h"
-#include "params.h"
+#include "algorithms/privacy/rdp.h"
+#include "algorithms/privacy/params.h"
 
 #include <math.h>
 

@@ -37,7 +37,7 @@
  *   choice c log(1/delta) = 2 ln(1.25/delta) (Dwork & Roth Thm A.1's c^2), i.e. the
  *   brief's "c = sqrt(2 ln(1.25/delta))" read as the factor on sigma, not on sigma^2.
  */
-#include "theorems.h"
+#include "algorithms/privacy/theorems.h"
 
 #include <math.h>
 

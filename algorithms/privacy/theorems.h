@@ -17,8 +17,8 @@
 
 #include <stddef.h>
 
-#include "../base/err.h"
-#include "../base/rng.h"
+#include "algorithms/base/err.h"
+#include "algorithms/base/rng.h"
 
 // ---- DP-LSSGD (Wang, Ye, Osher et al.) ------------------------------------------------
 

@@ -1,5 +1,5 @@
-/* fuzz_config.c: libFuzzer target for the experiment YAML reader (harness/config_parse.c,
- * harness/config.c): any bytes go through cfg_parse_string; a document that parses is then
+/* fuzz_config.c: libFuzzer target for the experiment YAML reader (harness/config/config_parse.c,
+ * harness/config/config.c): any bytes go through cfg_parse_string; a document that parses is then
  * walked with every accessor (scalar typing, typed reads, lookups by key and dotted
  * path, did-you-mean), cloned, converted to JSON and checked at document level
  * (spec_check_document), so everything a later stage reads from the tree is exercised.
@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../harness/config.h"
-#include "../../harness/spec.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

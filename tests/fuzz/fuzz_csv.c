@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../datasets/data_int.h"
-#include "fuzz_file.h"
+#include "datasets/data_int.h"
+#include "tests/fuzz/fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_file.c: fuzz inputs as in-memory files (fuzz_file.h). */
-#include "fuzz_file.h"
+#include "tests/fuzz/fuzz_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* fuzz_grid.c: libFuzzer target for the grid expander (harness/grid.c, grid_only.c): a
+/* fuzz_grid.c: libFuzzer target for the grid expander (harness/grid/grid.c, grid_only.c): a
  * YAML document is parsed and expanded (scales, grid lists and blocks, zip, run ids,
  * duplicate-id detection, --only). Validating the runs (spec.c) is left out: it builds
  * the models, which would cost most of each input's time in numerical set-up that has no
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/config.h"
-#include "../../harness/grid.h"
+#include "harness/config/config.h"
+#include "harness/grid/grid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,15 +1,15 @@
-/* fuzz_runs_jsonl.c: libFuzzer target for the runs.jsonl reader (harness/store.c,
+/* fuzz_runs_jsonl.c: libFuzzer target for the runs.jsonl reader (harness/store/store.c,
  * store_load_file) and the combining of records that every reader of a results folder
- * applies (harness/merge.c, merge_records): the input is the file, records that load are
+ * applies (harness/store/merge.c, merge_records): the input is the file, records that load are
  * merged as store_load does, with "runs.jsonl:N" origins so conflicts name their places.
  */
 #include <stdint.h>
 
 #include <jansson.h>
 
-#include "../../harness/merge.h"
-#include "../../harness/store.h"
-#include "fuzz_file.h"
+#include "harness/store/merge.h"
+#include "harness/store/store.h"
+#include "tests/fuzz/fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-# optimality_gap on a deep model (harness/optimality_deep.c): a tiny synthetic MLP sweep
+# optimality_gap on a deep model (harness/sweep/optimality_deep.c): a tiny synthetic MLP sweep
 # with optimality_gap: {reference_epochs: 5} records, in every run, a finite f_star (one
 # per problem: the non-private reference's lowest F), optimality_gap = train_loss -
 # f_star (F of the released weights; may be negative, never clamped) and an

@@ -7,9 +7,9 @@
 #include <check.h>
 #include <stdio.h>
 
-#include "../../algorithms/base/vec.h"
-#include "../../harness/audit.h"
-#include "test_util.h"
+#include "algorithms/base/vec.h"
+#include "harness/sweep/audit.h"
+#include "tests/unit/test_util.h"
 
 /* The experiment files audited (relative to the repository root, where `make` runs the
  * tests) and their numbers of audits: 4 algorithms x 3 epsilons; Gaussian output

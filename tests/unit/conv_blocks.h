@@ -7,7 +7,7 @@
 
 #include <check.h>
 
-#include "../../algorithms/models/model.h"
+#include "algorithms/models/model.h"
 
 /* A layer that keeps a chunk's patches lends each lane two examples' room of its kept
  * buffers and keeps nothing afterwards (needs max_batch >= 2 DP_MODEL_LANES). */

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
+#include "algorithms/base/rng.h"
 
-#include "../../algorithms/convex_common.h"
-#include "../../datasets/dataset.h"
+#include "algorithms/convex_common.h"
+#include "datasets/dataset.h"
 
 typedef struct fixture {
     dp_dataset all, train, test;

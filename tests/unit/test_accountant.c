@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_util.h"
-#include "../../algorithms/privacy/accountant.h"
-#include "../../algorithms/privacy/rdp.h"
-#include "../../algorithms/privacy/theorems.h"
+#include "tests/unit/test_util.h"
+#include "algorithms/privacy/accountant.h"
+#include "algorithms/privacy/rdp.h"
+#include "algorithms/privacy/theorems.h"
 
 static double eps_of(dp_accountant a, double q, double sigma, long steps, double delta)
 {

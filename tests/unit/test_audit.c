@@ -1,6 +1,6 @@
 /* test_audit.c: the statistics of the empirical privacy audit (algorithms/privacy/
  * audit_bound.h) and the audits of configs/audit.yaml with the mechanisms as built: each
- * lower bound must stay below its claimed epsilon (harness/audit.h).
+ * lower bound must stay below its claimed epsilon (harness/sweep/audit.h).
  *
  * Reference values: Clopper-Pearson upper bounds computed independently of the code under
  * test, by exact integer binomial coefficients summed in 60-digit decimal arithmetic and a
@@ -12,9 +12,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../algorithms/privacy/audit_bound.h"
-#include "audit_fixture.h"
-#include "test_util.h"
+#include "algorithms/privacy/audit_bound.h"
+#include "tests/unit/audit_fixture.h"
+#include "tests/unit/test_util.h"
 
 static const struct {
     long k, n;

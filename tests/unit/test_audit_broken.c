@@ -6,9 +6,9 @@
  */
 #include <check.h>
 
-#include "../../algorithms/debug_noise.h"
-#include "audit_fixture.h"
-#include "test_util.h"
+#include "algorithms/debug_noise.h"
+#include "tests/unit/audit_fixture.h"
+#include "tests/unit/test_util.h"
 
 #ifndef DPERM_DEBUG_NOISE
 #error "test_audit_broken must be built with -DDPERM_DEBUG_NOISE (see the Makefile)"

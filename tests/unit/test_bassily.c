@@ -12,13 +12,13 @@
  * bs-6.*  Huber regression: noise off is dperm's regression trainer with sigma = 0 bit
  *         for bit, and the plan uses the Huber constants.
  */
-#include "test_util.h"
-#include "convex_fixture.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/convex_fixture.h"
 
 #include <stdlib.h>
 
-#include "../../algorithms/bassily.h"
-#include "../../algorithms/privacy/theorems.h"
+#include "algorithms/bassily.h"
+#include "algorithms/privacy/theorems.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

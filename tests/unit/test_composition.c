@@ -11,8 +11,8 @@
  *           no worse than a dense scan; per-step outputs consistent with the total.
  * comp-3.*  bad inputs: DP_EINVAL / DP_EPRIVACY with the parameter named.
  */
-#include "test_util.h"
-#include "../../algorithms/privacy/composition.h"
+#include "tests/unit/test_util.h"
+#include "algorithms/privacy/composition.h"
 
 #include <check.h>
 #include <math.h>
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/privacy/mechanisms.h"
-#include "../../algorithms/privacy/rdp.h"
+#include "algorithms/privacy/mechanisms.h"
+#include "algorithms/privacy/rdp.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

@@ -1,4 +1,4 @@
-/* test_config.c: the YAML reader (harness/config.c): node positions, every parse error
+/* test_config.c: the YAML reader (harness/config/config.c): node positions, every parse error
  * with its FILE:LINE:COL, YAML 1.2 core-schema scalar typing, typed accessors and their
  * messages, typed JSON, and did-you-mean suggestions. */
 #include <check.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/config.h"
+#include "harness/config/config.h"
 
 /* tests/fixtures/config/NAME, found from this file's path (make builds from the root). */
 static void fixture(char *buf, size_t size, const char *name)

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../datasets/data_int.h"
-#include "test_util.h"
+#include "datasets/data_int.h"
+#include "tests/unit/test_util.h"
 
 /* A 10-row table: a numeric column 0..9, a categorical column with 3 levels (row % 3),
  * labels row % 2 (classes "a", "b"), rows 8 and 9 the official test; row 4 has a missing

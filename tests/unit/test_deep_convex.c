@@ -45,19 +45,19 @@
  *         different from noise off.
  * Everything is seeded; the only statistical check (dc-2.3) is at 5 standard errors.
  */
-#include "test_util.h"
-#include "convex_fixture.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/convex_fixture.h"
 
 #include <stdlib.h>
 
-#include "../../algorithms/base/noise_source.h"
-#include "../../algorithms/bassily.h"
-#include "../../algorithms/input_pert.h"
-#include "../../algorithms/models/model.h"
-#include "../../algorithms/privacy/theorems.h"
-#include "../../algorithms/rrpsgd.h"
-#include "../../algorithms/train.h"
-#include "../../algorithms/train_model.h"
+#include "algorithms/base/noise_source.h"
+#include "algorithms/bassily.h"
+#include "algorithms/input_pert.h"
+#include "algorithms/models/model.h"
+#include "algorithms/privacy/theorems.h"
+#include "algorithms/rrpsgd.h"
+#include "algorithms/train.h"
+#include "algorithms/train_model.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/discrete_noise.h"
-#include "test_util.h"
+#include "algorithms/base/discrete_noise.h"
+#include "tests/unit/test_util.h"
 
 static dp_rng g_rng;
 

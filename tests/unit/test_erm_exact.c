@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/erm_exact.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/erm_exact.h"
+#include "tests/unit/test_util.h"
 
 static double sqsum(const double *g, size_t n)
 {

@@ -1,4 +1,4 @@
-/* test_fidelity.c: a report beside a paper's numbers (harness/report.h with
+/* test_fidelity.c: a report beside a paper's numbers (harness/report/report.h with
  * fidelity.h, html.h, table.h): band marks in every format, best-of selection, cells
  * without runs or without data, claim verdicts, HTML escaping and the index.
  *
@@ -21,11 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "test_util.h"
-#include "../../harness/config.h"
-#include "../../harness/html.h"
-#include "../../harness/report.h"
-#include "../../harness/spec.h"
+#include "tests/unit/test_util.h"
+#include "harness/config/config.h"
+#include "harness/report/html.h"
+#include "harness/report/report.h"
+#include "harness/spec/spec.h"
 
 static char tmpdir[256];   /* the parent; the experiment folder is tmpdir/exp */
 static char expdir[300];

@@ -1,4 +1,4 @@
-/* test_grid.c: expanding experiment documents (harness/grid.c): cartesian products in
+/* test_grid.c: expanding experiment documents (harness/grid/grid.c): cartesian products in
  * document order, blocks with sub-grids merged over the base, dotted paths, zip groups,
  * scales, --only filters, run ids, and every expansion error with its position. */
 #include <check.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/grid.h"
+#include "harness/grid/grid.h"
 
 static cfg_doc parse_ok(const char *text)
 {

@@ -10,8 +10,8 @@
 
 #include <zlib.h>
 
-#include "../../datasets/data_int.h"
-#include "test_util.h"
+#include "datasets/data_int.h"
+#include "tests/unit/test_util.h"
 
 static char dir[256];
 

@@ -10,12 +10,12 @@
  * ip-5.*  Huber regression: noise off is dperm's regression gd bit for bit; with noise
  *         the final point is evaluated on the clean rows.
  */
-#include "test_util.h"
-#include "convex_fixture.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/convex_fixture.h"
 
 #include <stdlib.h>
 
-#include "../../algorithms/input_pert.h"
+#include "algorithms/input_pert.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/base/vec.h"
-#include "../../algorithms/models/layers.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/layers.h"
 
 #define FD_H 1e-6
 #define FD_TOL 1e-6

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/models/linear.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/models/linear.h"
 
 /* ||a - b|| / ||b|| */
 static double rel_err(const double *a, const double *b, size_t n)

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/base/vec.h"
-#include "../../algorithms/models/linear.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/linear.h"
+#include "tests/unit/test_util.h"
 
 #define PEX_TOL 1e-10
 #define LOSS_TOL 1e-12

@@ -13,8 +13,8 @@
  *           own higher moments), N = 1e5 seeded draws: reproducible, not luck.
  * mech-3.*  bad inputs: DP_EINVAL / DP_EPRIVACY with the parameter named, outputs kept.
  */
-#include "test_util.h"
-#include "../../algorithms/privacy/mechanisms.h"
+#include "tests/unit/test_util.h"
+#include "algorithms/privacy/mechanisms.h"
 
 #include <check.h>
 #include <math.h>

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/models/model.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/models/model.h"
 
 static double rel_err(const double *a, const double *b, size_t n)
 {

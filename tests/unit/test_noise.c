@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/base/rng_int.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/rng_int.h"
+#include "tests/unit/test_util.h"
 
 /* noise-1.1: sixteen lanes equal sixteen dp_philox4x32 blocks, on both paths, including
  * positions whose low word wraps (the carry into the counter's second word). */

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/noise_source.h"
-#include "../../algorithms/models/linear.h"
-#include "../../algorithms/train.h"
-#include "../../datasets/dataset.h"
-#include "test_util.h"
+#include "algorithms/base/noise_source.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/train.h"
+#include "datasets/dataset.h"
+#include "tests/unit/test_util.h"
 
 enum { N = 100003 }; /* more than three noise chunks, not a multiple of one */
 

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/objective_pert.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/objective_pert.h"
+#include "tests/unit/test_util.h"
 
 #define N 300
 #define D 5

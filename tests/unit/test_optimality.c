@@ -1,4 +1,4 @@
-/* test_optimality.c: the optimality-gap pieces of the harness (harness/optimality.c).
+/* test_optimality.c: the optimality-gap pieces of the harness (harness/sweep/optimality.c).
  *
  * Cases:
  *   opt-1.1  optimality_gap absent is false, false is 0, true is on (on a linear model and
@@ -31,11 +31,11 @@
 
 #include <time.h>
 
-#include "../../algorithms/erm_exact.h"
-#include "../../algorithms/train_model.h"
-#include "../../harness/optimality.h"
-#include "../../harness/runner.h"
-#include "test_util.h"
+#include "algorithms/erm_exact.h"
+#include "algorithms/train_model.h"
+#include "harness/sweep/optimality.h"
+#include "harness/sweep/runner.h"
+#include "tests/unit/test_util.h"
 
 #define BASE "experiment: t\n"                                                          \
              "dataset: {name: synthetic, n: 300, d: 5, classes: 2, margin: %s, "        \

@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/erm_exact.h"
-#include "../../algorithms/models/linear.h"
-#include "../../algorithms/models/model.h"
-#include "../../algorithms/train.h"
-#include "../../algorithms/train_model.h"
-#include "../../datasets/dataset.h"
-#include "test_util.h"
+#include "algorithms/erm_exact.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/models/model.h"
+#include "algorithms/train.h"
+#include "algorithms/train_model.h"
+#include "datasets/dataset.h"
+#include "tests/unit/test_util.h"
 
 static dp_train_cfg cfg(dp_algorithm algo, size_t b, int epochs)
 {

@@ -15,12 +15,12 @@
  * op-6.*  Huber regression (Zhang17 §4): noise off is dperm's gd for regression bit for
  *         bit, and the plan uses the Huber constants.
  */
-#include "test_util.h"
-#include "convex_fixture.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/convex_fixture.h"
 
 #include <stdlib.h>
 
-#include "../../algorithms/output_pert.h"
+#include "algorithms/output_pert.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/base/vec.h"
-#include "../../algorithms/models/model.h"
-#include "conv_blocks.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/model.h"
+#include "tests/unit/conv_blocks.h"
 
 #define FLOAT_TOL 1e-5
 

@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/base/vec.h"
-#include "../../algorithms/models/model.h"
-#include "conv_blocks.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/model.h"
+#include "tests/unit/conv_blocks.h"
+#include "tests/unit/test_util.h"
 
 #define FLOAT_TOL 1e-5
 #define LOSS_TOL 1e-12

@@ -20,9 +20,9 @@
  * (pld-2.3); the linker then takes dp_pld_* from here and never pulls pld.o out of
  * libdperm.a (nothing else linked here refers to it).
  */
-#include "test_util.h"
-#include "../../algorithms/privacy/pld.c"
-#include "../../algorithms/privacy/rdp.h"
+#include "tests/unit/test_util.h"
+#include "algorithms/privacy/pld.c"
+#include "algorithms/privacy/rdp.h"
 
 #include <check.h>
 #include <jansson.h>

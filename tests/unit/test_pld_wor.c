@@ -22,10 +22,10 @@
  * White box: this file includes pld_wor.c to reach its one-step PMF (pldwor-1.3); the
  * linker then takes dp_pld_wor_* from here and never pulls pld_wor.o out of libdperm.a.
  */
-#include "test_util.h"
-#include "../../algorithms/privacy/pld_wor.c"
-#include "../../algorithms/privacy/accountant.h"
-#include "../../algorithms/privacy/mechanisms.h"
+#include "tests/unit/test_util.h"
+#include "algorithms/privacy/pld_wor.c"
+#include "algorithms/privacy/accountant.h"
+#include "algorithms/privacy/mechanisms.h"
 
 #include <check.h>
 #include <limits.h>

@@ -11,8 +11,8 @@
  *          integer order of the grid, direct numerical integration at fractional orders.
  * rdp-4.*  bad inputs (DP_EINVAL naming the parameter, DP_EPRIVACY), no NaN with status 0.
  */
-#include "test_util.h"
-#include "../../algorithms/privacy/rdp.h"
+#include "tests/unit/test_util.h"
+#include "algorithms/privacy/rdp.h"
 
 #include <check.h>
 #include <jansson.h>

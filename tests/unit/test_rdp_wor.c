@@ -20,8 +20,8 @@
  * (q 0.00256..0.9, sigma 0.5..12): 9e-13 relative where rdp > 1e-4, 8e-11 below, where
  * autodp's log(1 + x) is the less accurate side.
  */
-#include "test_util.h"
-#include "../../algorithms/privacy/rdp.h"
+#include "tests/unit/test_util.h"
+#include "algorithms/privacy/rdp.h"
 
 #include <check.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* test_reference.c: the reader of published-number files (harness/reference.h) and the
+/* test_reference.c: the reader of published-number files (harness/report/reference.h) and the
  * band test. The valid case is the repository's own transcription of DP-LSSGD Table 2
  * (configs/reference/lssgd_table2.yaml; tests run from the repository root); each
  * malformed case is a small file written here, with the FILE:LINE:COL it must name.
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "test_util.h"
-#include "../../harness/reference.h"
+#include "tests/unit/test_util.h"
+#include "harness/report/reference.h"
 
 static char tmpdir[256];
 

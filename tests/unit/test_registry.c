@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/config.h"
-#include "../../harness/registry.h"
-#include "../../harness/spec.h"
+#include "harness/config/config.h"
+#include "harness/cli/registry.h"
+#include "harness/spec/spec.h"
 
 /* A valid run config with one name substituted into the block `which`. */
 static int validate_with(const char *which, const char *name, run_spec *out, dp_err *err)

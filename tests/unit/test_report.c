@@ -1,4 +1,4 @@
-/* test_report.c: `dperm report` (harness/report.h) on runs.jsonl fixtures written here.
+/* test_report.c: `dperm report` (harness/report/report.h) on runs.jsonl fixtures written here.
  *
  * The main fixture is a sweep of 2 algorithms x 3 epsilons x 3 seeds (18 ok runs) plus
  * one failed and one diverged run (seed 4), written in reverse grid order so the report
@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "test_util.h"
-#include "../../harness/gnuplot.h"
-#include "../../harness/report.h"
+#include "tests/unit/test_util.h"
+#include "harness/report/gnuplot.h"
+#include "harness/report/report.h"
 
 static const char *const ALGOS[] = {"sgd", "dp_sgd"};
 static const double EPS[] = {2, 0.5, 1};          /* grid order; rank is 1, 0, 2 */

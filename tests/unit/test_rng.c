@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
+#include "algorithms/base/rng.h"
 
 #define N_DRAWS 1000000
 #define N_SE 5.0

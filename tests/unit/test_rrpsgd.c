@@ -10,13 +10,13 @@
  * rr-6.*  Huber regression: noise off is dperm's sgd for regression bit for bit; Thm 5's
  *         step needs D_F, so a regression plan without a step is refused.
  */
-#include "test_util.h"
-#include "convex_fixture.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/convex_fixture.h"
 
 #include <stdlib.h>
 
-#include "../../algorithms/privacy/theorems.h"
-#include "../../algorithms/rrpsgd.h"
+#include "algorithms/privacy/theorems.h"
+#include "algorithms/rrpsgd.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

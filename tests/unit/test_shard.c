@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_util.h"
-#include "../../harness/grid.h"
-#include "../../harness/merge.h"
-#include "../../harness/runner.h"
-#include "../../harness/shard.h"
+#include "tests/unit/test_util.h"
+#include "harness/grid/grid.h"
+#include "harness/store/merge.h"
+#include "harness/sweep/runner.h"
+#include "harness/sweep/shard.h"
 
 /* ids "r0000".. and costs from a small LCG: varied, reproducible. */
 static void make_runs(size_t n, char (*idbuf)[8], const char **ids, uint64_t *cost, uint64_t seed)

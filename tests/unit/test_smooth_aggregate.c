@@ -25,13 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/models/linear.h"
-#include "../../algorithms/models/model.h"
-#include "../../algorithms/train.h"
-#include "../../algorithms/train_model.h"
-#include "../../datasets/dataset.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/models/model.h"
+#include "algorithms/train.h"
+#include "algorithms/train_model.h"
+#include "datasets/dataset.h"
+#include "tests/unit/test_util.h"
 
 #define FLOAT_TOL 1e-5
 #define SIGMA_S 0.05

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/smoothing.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/smoothing.h"
 
 static void apply_A(const double *u, double *out, size_t d, double s)
 {

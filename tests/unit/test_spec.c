@@ -1,4 +1,4 @@
-/* test_spec.c: the experiment schema (harness/spec.c): defaults and typed fields of a
+/* test_spec.c: the experiment schema (harness/spec/spec.c): defaults and typed fields of a
  * run_spec, and every validation error with its code, FILE:LINE:COL and message, for
  * the document (spec_check_document) and for resolved runs (spec_from_config). */
 #include <check.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/grid.h"
-#include "../../harness/spec.h"
+#include "harness/grid/grid.h"
+#include "harness/spec/spec.h"
 
 /* A valid dp_sgd run, one setting a line, so each test can replace line N. */
 static const char *const RUN[] = {

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "test_util.h"
-#include "../../harness/flat.h"
-#include "../../harness/store.h"
-#include "../../harness/summary.h"
+#include "tests/unit/test_util.h"
+#include "harness/store/flat.h"
+#include "harness/store/store.h"
+#include "harness/store/summary.h"
 
 static char tmpdir[256];
 

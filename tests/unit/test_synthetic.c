@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/base/vec.h"
-#include "../../datasets/dataset.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "datasets/dataset.h"
 
 static dp_synthetic_params params(size_t n, size_t d, int classes, double margin,
                                   double label_noise, uint64_t seed)

@@ -13,8 +13,8 @@
  * thm-4.*  InputPert: Thms 1 and 3, dperm's choice of c.
  * thm-5.*  bad inputs: DP_EINVAL naming the parameter, outputs untouched.
  */
-#include "test_util.h"
-#include "../../algorithms/privacy/theorems.h"
+#include "tests/unit/test_util.h"
+#include "algorithms/privacy/theorems.h"
 
 #include <check.h>
 #include <jansson.h>
@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/privacy/composition.h"
-#include "../../algorithms/privacy/mechanisms.h"
+#include "algorithms/privacy/composition.h"
+#include "algorithms/privacy/mechanisms.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/base/vec.h"
-#include "../../algorithms/models/linear.h"
-#include "../../algorithms/train.h"
-#include "../../datasets/dataset.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/train.h"
+#include "datasets/dataset.h"
 
 static dp_train_cfg base_cfg(dp_algorithm algo, size_t b, int epochs)
 {

@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/vec.h"
-#include "../../algorithms/models/model.h"
-#include "../../algorithms/train.h"
-#include "../../algorithms/train_model.h"
-#include "../../datasets/dataset.h"
+#include "algorithms/base/vec.h"
+#include "algorithms/models/model.h"
+#include "algorithms/train.h"
+#include "algorithms/train_model.h"
+#include "datasets/dataset.h"
 
 enum { D = 16, K = 3 }; /* features, viewed as a (1, 4, 4) image; classes */
 

@@ -2,7 +2,7 @@
  * first-order loop (algorithms/train.h): PyTorch nn.Linear's initialization, the largest
  * per-example gradient norm of a run (dp_train_result.max_example_grad_norm), the zero
  * values of the new fields reproducing the loop as it was, and the config keys that set
- * them (harness/spec.c, spec_algorithm.c, spec_model.c). test_train_published.c has the
+ * them (harness/spec/spec.c, spec_algorithm.c, spec_model.c). test_train_published.c has the
  * clipping, schedule, batches and smoothing.
  *
  * Tolerances: 1e-12 relative against hand computations (the softmax written out here,
@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/models/linear.h"
-#include "../../algorithms/models/model.h"
-#include "../../algorithms/train.h"
-#include "../../algorithms/train_model.h"
-#include "../../harness/spec.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/models/model.h"
+#include "algorithms/train.h"
+#include "algorithms/train_model.h"
+#include "harness/spec/spec.h"
+#include "tests/unit/test_util.h"
 
 static dp_train_cfg base_cfg(size_t b, int epochs)
 {

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/models/linear.h"
-#include "../../algorithms/models/model.h"
-#include "../../algorithms/smoothing.h"
-#include "../../algorithms/train.h"
-#include "../../algorithms/train_model.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/models/model.h"
+#include "algorithms/smoothing.h"
+#include "algorithms/train.h"
+#include "algorithms/train_model.h"
+#include "tests/unit/test_util.h"
 
 static dp_train_cfg one_step_cfg(size_t n, double eta)
 {

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algorithms/base/rng.h"
-#include "../../algorithms/models/linear.h"
-#include "../../algorithms/train.h"
-#include "test_util.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/models/linear.h"
+#include "algorithms/train.h"
+#include "tests/unit/test_util.h"
 
 enum { D = 3, NTR = 200, NTE = 50 };
 

@@ -27,16 +27,16 @@
  * w17-5.1  the released model's training loss falls as epsilon grows and approaches gd's.
  * The statistical checks are seeded (fixed outcome) and set at 5 standard errors.
  */
-#include "test_util.h"
-#include "convex_fixture.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/convex_fixture.h"
 
 #include <stdlib.h>
 
-#include "../../algorithms/models/model.h"
-#include "../../algorithms/privacy/mechanisms.h"
-#include "../../algorithms/privacy/rdp.h"
-#include "../../algorithms/train_model.h"
-#include "../../algorithms/wang17_gd.h"
+#include "algorithms/models/model.h"
+#include "algorithms/privacy/mechanisms.h"
+#include "algorithms/privacy/rdp.h"
+#include "algorithms/train_model.h"
+#include "algorithms/wang17_gd.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

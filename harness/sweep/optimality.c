@@ -1,0 +1,179 @@
+/* optimality.c: reading optimality_gap, the reference value f_star once per distinct
+ * problem, in the parent, and the gap of a linear run (optimality.h). The deep model's
+ * reference training and gap are in optimality_deep.c.
+ *
+ * Why in the parent rather than a cache file: the parent already holds every validated
+ * run_spec and the real data (data_cache.c), the workers are forked from it and so read
+ * f_star from their spec for free, and nothing has to be written, locked or
+ * invalidated. The cost is that `--resume` solves again for every run (one Newton solve
+ * per distinct linear problem, seconds at most on the datasets here; a reference training
+ * per distinct deep problem), and that the solves run one after another before the
+ * workers start.
+ *
+ * Two specs are the same problem when their training data are the same (the same bound
+ * real data set; or equal synthetic parameters and training size, which fix the rows)
+ * and their loss, l2 and Huber delta are equal; for deep models also their model (type,
+ * hidden sizes, activation, layer list, input shape) and reference epochs.
+ *
+ * Choices where the brief was silent: a map value with no key ({}) means true with the
+ * default epochs; reference_epochs on a linear model is accepted and ignored (a grid may
+ * mix linear and deep models under one top-level key); N is at most 100000.
+ */
+#include "harness/sweep/optimality.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/erm_exact.h"
+#include "harness/sweep/runner.h"
+#include "harness/spec/spec_int.h"
+
+static const char *const GAP_KEYS[] = {"reference_epochs"};
+
+int optimality_read(const cfg_node *root, run_spec *out, dp_err *err)
+{
+    const cfg_node *n = cfg_get(root, "optimality_gap");
+    out->optimality_gap = 0;
+    out->f_star = NAN;
+    if (!n) return 0;
+    if (n->kind == CFG_SCALAR && cfg_scalar_type(n) == CFG_T_BOOL) {
+        int on = 0;
+        int rc = cfg_as_bool(n, "optimality_gap", &on, err);
+        if (rc == 0 && on) out->optimality_gap = OPTIMALITY_REFERENCE_EPOCHS;
+        return rc;
+    }
+    if (n->kind != CFG_MAP) {
+        char got[96];
+        if (n->kind == CFG_SEQ)
+            snprintf(got, sizeof got, "a list");
+        else if (cfg_scalar_type(n) == CFG_T_NULL)
+            snprintf(got, sizeof got, "an empty value");
+        else if (n->quoted)
+            snprintf(got, sizeof got, "the quoted string \"%.60s\"", n->value);
+        else
+            snprintf(got, sizeof got, "'%.60s'", n->value);
+        return cfg_error(err, n, 0,
+                         "optimality_gap: expected true, false or {reference_epochs: N} (N an "
+                         "integer >= 1), got %s", got);
+    }
+    long epochs;
+    int rc;
+    if ((rc = spec_check_keys(n, "optimality_gap", GAP_KEYS, COUNT(GAP_KEYS), err)) ||
+        (rc = spec_read_int(n, "optimality_gap", "reference_epochs", 0,
+                            OPTIMALITY_REFERENCE_EPOCHS, 1, 100000, &epochs, err)))
+        return rc;
+    out->optimality_gap = (int)epochs;
+    return 0;
+}
+
+/* The same deep model: type, hidden sizes, activation, layer list, input shape. */
+static int same_model(const run_spec *a, const run_spec *b)
+{
+    if (strcmp(a->model_name, b->model_name) != 0 || strcmp(a->activation, b->activation) != 0 ||
+        a->n_hidden != b->n_hidden || a->n_layers != b->n_layers || a->in_c != b->in_c ||
+        a->in_h != b->in_h || a->in_w != b->in_w)
+        return 0;
+    for (size_t i = 0; i < a->n_hidden; i++)
+        if (a->hidden[i] != b->hidden[i]) return 0;
+    for (size_t i = 0; i < a->n_layers; i++) {
+        const dp_layer_spec *p = &a->layers[i], *q = &b->layers[i];
+        if (p->kind != q->kind || p->units != q->units || p->kernel != q->kernel ||
+            p->stride != q->stride || p->padding != q->padding || p->act.kind != q->act.kind ||
+            p->act.s != q->act.s || p->act.t != q->act.t || p->act.o != q->act.o)
+            return 0;
+    }
+    return 1;
+}
+
+static int same_problem(const run_spec *a, const run_spec *b)
+{
+    if (a->loss != b->loss || a->l2 != b->l2 || a->huber_delta != b->huber_delta ||
+        a->real != b->real || a->deep != b->deep)
+        return 0;
+    if (a->deep && (a->optimality_gap != b->optimality_gap || !same_model(a, b))) return 0;
+    if (a->real) return a->bound == b->bound;
+    const dp_synthetic_params *p = &a->synthetic, *q = &b->synthetic;
+    return p->n == q->n && p->d == q->d && p->n_classes == q->n_classes &&
+           p->margin == q->margin && p->label_noise == q->label_noise && p->seed == q->seed &&
+           runner_train_size(a) == runner_train_size(b);
+}
+
+/* f_star for spec s: F(w*) of a linear model, F_ref of a deep one. */
+static int solve(const run_spec *s, double *f_star, dp_err *err)
+{
+    dp_dataset all = {0}, train = {0}, test = {0};
+    dp_linear m = {0};
+    const dp_dataset *tr = &train;
+    int rc = 0;
+    if (s->bound) {
+        tr = &s->bound->train;
+    } else {
+        rc = dp_synthetic_make(&all, &s->synthetic, err);
+        if (rc == 0)
+            rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train,
+                                  &test, err);
+    }
+    if (rc == 0 && s->deep)
+        rc = optimality_deep_reference(s, tr, f_star, err);
+    else if (rc == 0)
+        rc = s->regression
+                 ? dp_linear_init_regression(&m, s->loss, tr->d, s->huber_delta, s->l2, err)
+                 : dp_linear_init(&m, s->loss, tr->d, tr->n_classes, s->l2, err);
+    if (rc == 0 && !s->deep) {
+        dp_erm_data D = {tr->x, tr->y, tr->t, tr->n};
+        dp_erm_result r;
+        rc = dp_erm_solve(&m, &D, NULL, 0, 0, &r, err);
+        if (rc == 0) *f_star = r.f;
+    }
+    dp_linear_destroy(&m);
+    dp_dataset_destroy(&test);
+    dp_dataset_destroy(&train);
+    dp_dataset_destroy(&all);
+    return rc;
+}
+
+int optimality_prepare(run_spec *specs, const grid_run *runs, size_t n, dp_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        run_spec *s = &specs[i];
+        /* a run whose dataset is missing (dataset.required false) is recorded as failed
+         * without training: there is no problem to solve */
+        if (!s->optimality_gap || s->data_missing[0]) continue;
+        size_t j = 0;
+        while (j < i && !(specs[j].optimality_gap && same_problem(&specs[j], s))) j++;
+        if (j < i) {
+            s->f_star = specs[j].f_star;
+            continue;
+        }
+        int rc = solve(s, &s->f_star, err);
+        if (rc) {
+            char msg[DP_ERR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            return cfg_error(err, cfg_get(runs[i].config, "optimality_gap"), 1,
+                             "optimality_gap: %s for %s with model.type %s, l2 %g: %s",
+                             s->deep ? "F_ref (the non-private reference training)" : "F(w*)",
+                             s->dataset, s->model_name, s->l2, msg);
+        }
+    }
+    return 0;
+}
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+void optimality_record(const run_spec *s, const dp_linear *m, const dp_dataset *tr,
+                       json_t *metrics)
+{
+    double f = NAN;
+    if (m->w) {
+        dp_erm_data D = {tr->x, tr->y, tr->t, tr->n};
+        if (dp_erm_objective(m, &D, NULL, &f, NULL, NULL) != 0) f = NAN;
+    }
+    json_object_set_new(metrics, "f_star", num(s->f_star));
+    json_object_set_new(metrics, "optimality_gap", num(f - s->f_star));
+    json_object_set_new(metrics, "f_star_method", json_string("erm_exact"));
+}

@@ -1,0 +1,424 @@
+/* runner.c: one run, from its validated spec to its record (see runner.h). */
+#include "harness/sweep/runner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algorithms/models/model.h"
+#include "algorithms/privacy/accountant.h"
+#include "algorithms/train_model.h"
+#include "harness/drivers/convex.h"
+#include "harness/sweep/optimality.h"
+#include "harness/sweep/privacy_truth.h"
+#include "harness/sweep/progress.h"
+
+#define COUNT_READOUTS (SPEC_MAX_READOUTS * 2)
+#include "harness/env/provenance.h"
+
+size_t runner_train_size(const run_spec *s)
+{
+    return s->n_train;
+}
+
+/* Steps of one epoch, as the trainer counts them (train_common.c). */
+static long steps_per_epoch(const run_spec *s)
+{
+    if (s->train.batch_size == 0) return 1; /* a driver's own iterations */
+    size_t n = runner_train_size(s), b = s->train.batch_size;
+    /* a shuffled pass that keeps its partial batch takes ceil(n / b) steps */
+    size_t per_epoch = s->train.sampling == DP_SAMPLING_SHUFFLE &&
+                               s->train.partial_batch == DP_PARTIAL_KEEP
+                           ? (n + b - 1) / b
+                           : n / b;
+    return per_epoch < 1 ? 1 : (long)per_epoch;
+}
+
+long runner_planned_steps(const run_spec *s)
+{
+    return (long)s->train.epochs * steps_per_epoch(s);
+}
+
+/* A private run of the first-order loop (its noise is calibrated and accounted here;
+ * a convex driver does both itself). */
+static int is_private(const run_spec *s)
+{
+    return s->train.algorithm == DP_ALGO_DP_SGD &&
+           (!s->algo || s->algo->kind == SPEC_KIND_FIRST_ORDER);
+}
+
+int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err)
+{
+    if (!is_private(s) || s->has_noise_multiplier || !isfinite(s->epsilon) ||
+        s->data_missing[0])
+        return 0;
+    double q = (double)s->train.batch_size / (double)runner_train_size(s);
+    double sigma;
+    int rc = dp_accountant_sigma(s->accountant_kind, q, runner_planned_steps(s), s->delta,
+                                 s->epsilon, &sigma, err);
+    /* The accountant's multiplier is relative to the sensitivity it assumes: a replace-one
+     * run analysed by an add/remove accountant has twice its noise (spec_neighbours.c). */
+    sigma /= spec_accountant_noise_factor(s, s->accountant_kind);
+    if (rc) {
+        char msg[DP_ERR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        /* the accountant's message may already name the target */
+        if (strncmp(msg, "epsilon", 7) == 0) return cfg_error(err, at, 0, "%s", msg);
+        return cfg_error(err, at, 0, "epsilon %g: %s", s->epsilon, msg);
+    }
+    s->train.noise_multiplier = sigma;
+    return 0;
+}
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* JSON number for a double: non-finite becomes null (JSON has no NaN). */
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *curves_json(const dp_train_result *r)
+{
+    json_t *it = json_array(), *ep = json_array(), *trl = json_array(), *tel = json_array();
+    json_t *acc = json_array(), *gn = json_array(), *rmse = json_array();
+    for (size_t i = 0; i < r->n_curve; i++) {
+        const dp_curve_point *p = &r->curve[i];
+        json_array_append_new(it, json_integer(p->iteration));
+        json_array_append_new(ep, num(p->epoch));
+        json_array_append_new(trl, num(p->train_loss));
+        json_array_append_new(tel, num(p->test_loss));
+        json_array_append_new(acc, num(p->test_accuracy));
+        json_array_append_new(gn, num(p->grad_norm));
+        json_array_append_new(rmse, num(p->test_rmse));
+    }
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "iteration", it, "epoch", ep,
+                     "train_loss", trl, "test_loss", tel, "test_accuracy", acc,
+                     "test_rmse", rmse, "grad_norm", gn);
+}
+
+/* Privacy actually spent over `steps` by accountant a (the run's own, or one of
+ * privacy.also_report), and its description; INFINITY when a does not analyse the run. */
+static double privacy_spent(const run_spec *s, dp_accountant a, long steps, char *accountant,
+                            size_t size)
+{
+    const char *name = dp_accountant_name(a);
+    if (!is_private(s)) {
+        snprintf(accountant, size, "none (non-private)");
+        return INFINITY;
+    }
+    if (s->train.noise_multiplier <= 0) {
+        snprintf(accountant, size, "none (no noise)");
+        return INFINITY;
+    }
+    if (!spec_accountant_fits(a, s->train.sampling) &&
+        s->train.clip_mode != DP_CLIP_BATCH_MEAN_PER_TENSOR) {
+        snprintf(accountant, size, "none (the %s accountant does not analyse this run's batch sampling)",
+                 name);
+        return INFINITY;
+    }
+    snprintf(accountant, size, "%s: %s", name, dp_accountant_description(a));
+    double q = (double)s->train.batch_size / (double)runner_train_size(s), eps;
+    dp_err err;
+    if (steps < 1) return 0.0;
+    if (dp_accountant_epsilon(a, q, s->train.noise_multiplier * spec_accountant_noise_factor(s, a),
+                              steps, s->delta, &eps, NULL, &err) != 0)
+        return INFINITY;
+    return eps;
+}
+
+static int cmp_readout(const void *a, const void *b)
+{
+    const spec_readout *x = a, *y = b;
+    if (x->epoch != y->epoch) return x->epoch < y->epoch ? -1 : 1;
+    /* an epoch read-out (NAN target) before the epsilon ones of its epoch */
+    if (isnan(x->epsilon_target) || isnan(y->epsilon_target))
+        return isnan(y->epsilon_target) - isnan(x->epsilon_target);
+    return (x->epsilon_target > y->epsilon_target) - (x->epsilon_target < y->epsilon_target);
+}
+
+int runner_plan_readouts(run_spec *s, const cfg_node *train, dp_err *err)
+{
+    if (s->n_readout_epsilons == 0) return 0;
+    const cfg_node *list = cfg_get_path(train, "readout.epsilon");
+    char acc[256];
+    long per_epoch = steps_per_epoch(s);
+    double at_end = privacy_spent(s, s->accountant_kind, runner_planned_steps(s), acc,
+                                  sizeof acc);
+    for (size_t k = 0; k < s->n_readout_epsilons; k++) {
+        double target = s->readout_epsilons[k];
+        const cfg_node *at = list && k < list->n_items ? list->items[k] : list;
+        if (!isfinite(at_end))
+            return cfg_error(err, at, 0, "train.readout.epsilon: the run's accountant gives "
+                             "no epsilon (%s); read it out by epochs", acc);
+        if (at_end < target) {
+            long most = 0;
+            dp_err e2;
+            double sigma = s->train.noise_multiplier *
+                           spec_accountant_noise_factor(s, s->accountant_kind);
+            double q = (double)s->train.batch_size / (double)runner_train_size(s);
+            int rc = dp_accountant_steps(s->accountant_kind, q, sigma, s->delta, target,
+                                         100000000L, &most, &e2);
+            char need[96] = "";
+            if (rc == 0 && most < 100000000L)
+                snprintf(need, sizeof need, "; train.epochs %ld reaches it",
+                         most / per_epoch + 1);
+            return cfg_error(err, at, 0, "train.readout.epsilon: %g is never reached: %s "
+                             "gives %.4g after train.epochs %d (%ld steps)%s", target,
+                             s->accountant, at_end, s->train.epochs,
+                             runner_planned_steps(s), need);
+        }
+        /* the first epoch whose epsilon reaches the target (epsilon grows with steps) */
+        long lo = 1, hi = s->train.epochs;
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            if (privacy_spent(s, s->accountant_kind, mid * per_epoch, acc, sizeof acc) >=
+                target)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        s->readouts[s->n_readouts++] = (spec_readout){(int)lo, target};
+    }
+    s->n_readout_epsilons = 0; /* resolved: planning twice adds nothing */
+    qsort(s->readouts, s->n_readouts, sizeof *s->readouts, cmp_readout);
+    return 0;
+}
+
+/* The record's readouts: per read-out of s (runner_plan_readouts), where it was read and
+ * what the model and the privacy were there, under the same names as the run's metrics,
+ * so a report can take a read-out in place of the run's end (report_readouts.c). A
+ * read-out the run did not reach (it diverged first) says so and has no metrics. */
+static json_t *readouts_json(const run_spec *s, const dp_train_result *r)
+{
+    json_t *list = json_array();
+    char acc[256];
+    for (size_t i = 0; list && i < s->n_readouts; i++) {
+        const spec_readout *ro = &s->readouts[i];
+        long it = (long)ro->epoch * steps_per_epoch(s);
+        const dp_curve_point *p = NULL;
+        for (size_t k = 0; k < r->n_curve && !p; k++)
+            if (r->curve[k].iteration == it) p = &r->curve[k];
+        json_t *e = json_pack("{s:i, s:I}", "epoch", ro->epoch, "iteration", (json_int_t)it);
+        if (!e) break;
+        if (!isnan(ro->epsilon_target))
+            json_object_set_new(e, "epsilon_target", json_real(ro->epsilon_target));
+        if (!p) {
+            json_object_set_new(e, "reached", json_false());
+            json_array_append_new(list, e);
+            continue;
+        }
+        json_object_set_new(e, "test_accuracy", num(p->test_accuracy));
+        json_object_set_new(e, "test_loss", num(p->test_loss));
+        json_object_set_new(e, "test_rmse", num(p->test_rmse));
+        json_object_set_new(e, "train_loss", num(p->train_loss));
+        double spent = privacy_spent(s, s->accountant_kind, it, acc, sizeof acc);
+        json_object_set_new(e, "epsilon_spent", num(spent));
+        for (size_t a = 0; a < s->n_also_report; a++) {
+            char key[48];
+            snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
+            json_object_set_new(e, key, num(privacy_spent(s, s->also_report[a], it, acc,
+                                                          sizeof acc)));
+        }
+        /* The as-published estimate takes the largest gradient norm of the whole run, an
+         * upper bound of the one up to this read-out. */
+        if (is_private(s) && s->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR)
+            privacy_truth_as_published(s, it, spent, r->max_example_grad_norm, e);
+        else if (is_private(s))
+            privacy_truth_first_order(s, it, spent, e);
+        json_array_append_new(list, e);
+    }
+    return list;
+}
+
+/* The record of a run whose dataset's files were not found (dataset.required false):
+ * failed, with the loader's message, which reports read as "data missing". */
+static json_t *missing_data_record(const grid_run *run, const run_spec *s)
+{
+    char now[32];
+    provenance_utc_now(now, sizeof now);
+    json_t *prov = provenance_json();
+    if (prov) {
+        json_object_set_new(prov, "started", json_string(now));
+        json_object_set_new(prov, "finished", json_string(now));
+    }
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}", "schema", 1,
+                     "id", run->id, "index", (json_int_t)run->index, "experiment",
+                     s->experiment, "status", "failed", "message", s->data_missing, "config",
+                     cfg_to_json(run->config), "metrics", "curves", "provenance", prov);
+}
+
+json_t *runner_execute(const grid_run *run, const run_spec *s)
+{
+    if (s->data_missing[0]) return missing_data_record(run, s);
+    char started[32], finished[32];
+    provenance_utc_now(started, sizeof started);
+    double wall0 = progress_now(), cpu0 = cpu_seconds();
+
+    dp_err err;
+    dp_err_clear(&err);
+    dp_dataset all = {0}, train = {0}, test = {0};
+    dp_linear model = {0};
+    dp_model deep = {0};
+    dp_train_result res = {0};
+    json_t *driver_metrics = NULL; /* a convex driver's own metrics (convex.h) */
+    const char *status = "failed";
+    /* Real data were loaded and split once by the parent (data_cache.c); the worker reads
+     * them in place. Synthetic data are generated here, per run (cheap, and seeded). */
+    const dp_dataset *tr = &train, *te = &test;
+    int rc = 0;
+    if (s->bound) {
+        tr = &s->bound->train;
+        te = s->data.evaluate_on_validation ? &s->bound->validation : &s->bound->test;
+    } else {
+        rc = dp_synthetic_make(&all, &s->synthetic, &err);
+        if (rc == 0)
+            rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train, &test,
+                                  &err);
+    }
+    int convex = s->algo && s->algo->kind == SPEC_KIND_CONVEX;
+    /* The trainer also evaluates at the read-outs' epochs (each once). */
+    dp_train_cfg tc = s->train;
+    int eval_epochs[COUNT_READOUTS];
+    tc.n_eval_epochs = 0;
+    for (size_t i = 0; i < s->n_readouts; i++)
+        if (tc.n_eval_epochs == 0 || eval_epochs[tc.n_eval_epochs - 1] != s->readouts[i].epoch)
+            eval_epochs[tc.n_eval_epochs++] = s->readouts[i].epoch;
+    tc.eval_epochs = tc.n_eval_epochs ? eval_epochs : NULL;
+    if (rc == 0 && s->deep) {
+        /* Workspaces for up to 512 examples at a time; larger (Poisson) batches are
+         * processed in pieces with identical sums. A driver's batch is not in s->train
+         * (0): 512. */
+        size_t b = s->train.batch_size ? s->train.batch_size : 512;
+        size_t max_batch = b < 512 ? b : 512;
+        const convex_driver *drv = convex ? convex_find(s->algorithm) : NULL;
+        rc = spec_build_model(s, tr->n_classes, max_batch, &deep, &err);
+        if (rc == 0 && convex) {
+            driver_metrics = json_object();
+            if (!drv || !drv->run_deep || !driver_metrics)
+                rc = dp_err_set(&err, DP_ENOMEM, "no deep-model driver for %s", s->algorithm);
+            else
+                rc = drv->run_deep(run->config, s, tr, te, &deep, &res, driver_metrics, &err);
+        } else if (rc == 0) {
+            rc = dp_train_model(&deep, &tc, s->l2, tr->x, tr->y, tr->n, te->x, te->y,
+                                te->n, &res, &err);
+        }
+    } else if (rc == 0 && convex) {
+        const convex_driver *drv = convex_find(s->algorithm);
+        driver_metrics = json_object();
+        if (!drv || !driver_metrics)
+            rc = dp_err_set(&err, DP_ENOMEM, "no driver for %s", s->algorithm);
+        else
+            rc = drv->run(run->config, s, tr, te, &model, &res, driver_metrics, &err);
+    } else if (rc == 0 && s->regression) {
+        rc = dp_linear_init_regression(&model, s->loss, tr->d, s->huber_delta, s->l2, &err);
+        if (rc == 0)
+            rc = dp_train_linear_reg(&model, &tc, tr->x, tr->t, tr->n, te->x, te->t, te->n,
+                                     &res, &err);
+    } else if (rc == 0) {
+        rc = dp_linear_init(&model, s->loss, tr->d, tr->n_classes, s->l2, &err);
+        if (rc == 0)
+            rc = dp_train_linear(&model, &tc, tr->x, tr->y, tr->n, te->x, te->y, te->n,
+                                 &res, &err);
+    }
+    if (rc == 0) status = res.diverged ? "diverged" : "ok";
+
+    char accountant[256], other[256];
+    double eps_spent = privacy_spent(s, s->accountant_kind, res.iterations, accountant,
+                                     sizeof accountant);
+    double wall = progress_now() - wall0, cpu = cpu_seconds() - cpu0;
+    provenance_utc_now(finished, sizeof finished);
+
+    json_t *rec = json_object();
+    json_t *prov = provenance_json();
+    if (!rec || !prov) goto oom;
+    json_object_set_new(rec, "schema", json_integer(1));
+    json_object_set_new(rec, "id", json_string(run->id));
+    json_object_set_new(rec, "index", json_integer((json_int_t)run->index));
+    json_object_set_new(rec, "experiment", json_string(s->experiment));
+    json_object_set_new(rec, "status", json_string(status));
+    if (rc != 0) json_object_set_new(rec, "message", json_string(err.msg));
+    json_object_set_new(rec, "config", cfg_to_json(run->config));
+    if (s->secure_noise) { /* noise from getrandom: this run cannot be rerun bit for bit */
+        json_object_set_new(rec, "secure_noise", json_true());
+        json_object_set_new(rec, "reproducible", json_false());
+    }
+    /* Which data the run really used (mnist or its fallback), with file sums and every
+     * preprocessing choice, defaults included. */
+    if (s->bound_record) json_object_set_new(rec, "dataset", json_deep_copy(s->bound_record));
+    const dp_curve_point *f = &res.final;
+    json_t *m = json_object();
+    json_object_set_new(m, "test_accuracy", num(rc ? NAN : f->test_accuracy));
+    json_object_set_new(m, "test_loss", num(rc ? NAN : f->test_loss));
+    json_object_set_new(m, "test_rmse", num(rc ? NAN : f->test_rmse));
+    json_object_set_new(m, "train_loss", num(rc ? NAN : f->train_loss));
+    json_object_set_new(m, "grad_norm", num(rc ? NAN : f->grad_norm));
+    json_object_set_new(m, "iterations", json_integer(res.iterations));
+    json_object_set_new(m, "epochs", num(rc ? NAN : f->epoch));
+    json_object_set_new(m, "epsilon",
+                        num(s->algo && s->algo->private_ ? s->epsilon : INFINITY));
+    json_object_set_new(m, "epsilon_spent", num(eps_spent));
+    json_object_set_new(m, "delta", num(s->delta));
+    json_object_set_new(m, "noise_multiplier", num(s->train.noise_multiplier));
+    json_object_set_new(m, "noise_std", num(res.noise_std));
+    json_object_set_new(m, "max_example_grad_norm", num(res.max_example_grad_norm));
+    json_object_set_new(m, "accountant", json_string(accountant));
+    for (size_t a = 0; a < s->n_also_report; a++) {
+        char key[48];
+        snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
+        json_object_set_new(m, key, num(privacy_spent(s, s->also_report[a], res.iterations,
+                                                      other, sizeof other)));
+    }
+    json_object_set_new(m, "cpu_seconds", json_real(cpu));
+    json_object_set_new(m, "wall_seconds", json_real(wall));
+    /* A driver's own metrics (privacy spent by its theorem, optimality gap, ...) win. */
+    if (driver_metrics && rc == 0) json_object_update(m, driver_metrics);
+    if (rc == 0 && is_private(s) && s->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR)
+        privacy_truth_as_published(s, res.iterations, eps_spent, res.max_example_grad_norm, m);
+    else if (rc == 0 && is_private(s))
+        privacy_truth_first_order(s, res.iterations, eps_spent, m);
+    if (s->algo && s->algo->private_) {
+        /* The relation is part of what the run means: the record's config states it even
+         * when the YAML left it to the default (the run id, a hash of the YAML's config,
+         * is unchanged by this). */
+        json_t *cfg = json_object_get(rec, "config"), *pv = json_object_get(cfg, "privacy");
+        if (json_is_object(cfg) && !pv) {
+            pv = json_object();
+            json_object_set_new(cfg, "privacy", pv);
+        }
+        if (json_is_object(pv) && !json_object_get(pv, "neighbours"))
+            json_object_set_new(pv, "neighbours", json_string(spec_neighbours_name(s->neighbours)));
+        if (!json_object_get(m, "neighbours"))
+            json_object_set_new(m, "neighbours", json_string(spec_neighbours_name(s->neighbours)));
+    }
+    /* After the timings: the gap is a measurement of the run, not part of its cost. */
+    if (rc == 0 && s->optimality_gap) {
+        if (s->deep)
+            optimality_record_deep(s, &deep, tr, m);
+        else
+            optimality_record(s, &model, tr, m);
+    }
+    json_object_set_new(rec, "metrics", m);
+    if (s->n_readouts && rc == 0) json_object_set_new(rec, "readouts", readouts_json(s, &res));
+    json_object_set_new(rec, "curves", rc ? json_object() : curves_json(&res));
+    json_object_set_new(prov, "started", json_string(started));
+    json_object_set_new(prov, "finished", json_string(finished));
+    json_object_set_new(rec, "provenance", prov);
+    prov = NULL;
+oom:
+    json_decref(driver_metrics);
+    json_decref(prov);
+    dp_train_result_destroy(&res);
+    dp_linear_destroy(&model);
+    dp_model_destroy(&deep);
+    dp_dataset_destroy(&test);
+    dp_dataset_destroy(&train);
+    dp_dataset_destroy(&all);
+    return rec;
+}
