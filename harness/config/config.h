@@ -84,4 +84,51 @@ json_t *cfg_to_json(const cfg_node *n);
  * (distance <= max(1, len/3)). For "did you mean" suggestions. */
 const char *cfg_suggest(const char *word, const char *const *candidates, size_t n);
 
+// ---- field readers (config_read.c) ------------------------------------------------
+/* Every reader returns 0 or DP_ECONFIG with err set at a position. bname names the block
+ * in messages ("train" gives "train.epochs"; "" for a top-level key). A reader given a
+ * NULL blk treats the key as absent. */
+
+#define CFG_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* An interval for cfg_read_number; text says it in the error ("> 0", "in [0, 1)"). */
+typedef struct cfg_range {
+    double lo, hi;
+    int lo_open, hi_open;
+    const char *text;
+} cfg_range;
+
+/* "a, b, c" into buf, cut to fit. Can't fail. */
+void cfg_join_names(char *buf, size_t size, const char *const *names, size_t n);
+
+/* Every key of map (a CFG_MAP) must be one of known; else an error at the first unknown
+ * key, with a did-you-mean or the known keys. `where` names the map in the message. */
+int cfg_check_keys(const cfg_node *map, const char *where, const char *const *known,
+                   size_t n, dp_err *err);
+
+/* n must be a map; else "WHAT: expected a map of settings ..." at n. */
+int cfg_expect_map(const cfg_node *n, const char *what, dp_err *err);
+
+/* "missing required key" error: at blk's key for a block, at blk for the document. */
+int cfg_missing(const cfg_node *blk, const char *bname, const char *key, dp_err *err);
+
+/* blk.key as a number in r (*out = def when absent and not required). */
+int cfg_read_number(const cfg_node *blk, const char *bname, const char *key, int required,
+                    double def, cfg_range r, double *out, dp_err *err);
+
+/* blk.key as an integer in [lo, hi] (*out = def when absent and not required). */
+int cfg_read_int(const cfg_node *blk, const char *bname, const char *key, int required,
+                 long def, long lo, long hi, long *out, dp_err *err);
+
+/* blk.key as one of names; *idx its index (def when absent and not required). noun names
+ * the kind in the did-you-mean message ("unknown algorithm 'dp_sdg'"). */
+int cfg_read_enum(const cfg_node *blk, const char *bname, const char *key, int required,
+                  int def, const char *noun, const char *const *names, size_t n, int *idx,
+                  dp_err *err);
+
+/* blk.key as a string (optional: *out = NULL when absent). */
+int cfg_read_string(const cfg_node *blk, const char *bname, const char *key,
+                    const char **out, dp_err *err);
+
+
 #endif

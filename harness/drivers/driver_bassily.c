@@ -24,7 +24,8 @@
 #include "algorithms/bassily.h"
 #include "algorithms/privacy/pld.h"
 #include "harness/drivers/driver_common.h"
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 static int parse(const cfg_node *root, const run_spec *s, dp_bassily_cfg *c, double *clip,
                  dp_err *err)
@@ -34,13 +35,13 @@ static int parse(const cfg_node *root, const run_spec *s, dp_bassily_cfg *c, dou
     int rc;
     memset(c, 0, sizeof *c);
     if ((rc = drv_read_feature_bound(algo, &c->feature_bound, err)) ||
-        (rc = spec_read_int(algo, "algorithm", "batch_size", 0, 50, 1, LONG_MAX, &b, err)) ||
-        (rc = spec_read_int(algo, "algorithm", "iterations", 0, 0, 1, LONG_MAX, &T, err)) ||
-        (rc = spec_read_number(algo, "algorithm", "norm_bound", 0, 0.0,
-                               (spec_range){0, INFINITY, 1, 1, "> 0 and finite"},
+        (rc = cfg_read_int(algo, "algorithm", "batch_size", 0, 50, 1, LONG_MAX, &b, err)) ||
+        (rc = cfg_read_int(algo, "algorithm", "iterations", 0, 0, 1, LONG_MAX, &T, err)) ||
+        (rc = cfg_read_number(algo, "algorithm", "norm_bound", 0, 0.0,
+                              (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"},
                                &c->norm_bound, err)) ||
-        (rc = spec_read_number(algo, "algorithm", "step_size", 0, 0.0,
-                               (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
+        (rc = cfg_read_number(algo, "algorithm", "step_size", 0, 0.0,
+                              (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
                                err)) ||
         (rc = drv_read_clip(algo, s, clip, err)) ||
         (rc = drv_read_noise(algo, &c->noise, err)) ||

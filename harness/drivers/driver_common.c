@@ -1,5 +1,5 @@
 /* driver_common.c: helpers of the convex private algorithms' drivers (driver_common.h).
- * The field readers are the spec module's (spec_int.h), so a driver's messages and
+ * The field readers are config.h's, as the schema's (spec/), so a driver's messages and
  * positions read exactly like every other config error. */
 #include "harness/drivers/driver_common.h"
 
@@ -7,7 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 /* The first-order trainer's train keys (spec.c): accepted so one grid can share a train
  * block between these algorithms and first-order ones, and ignored but eval_every. */
@@ -20,7 +21,7 @@ int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err)
     int rc;
     *eval_every = 1;
     if (!train) return 0;
-    if ((rc = spec_expect_map(train, "train", err))) return rc;
+    if ((rc = cfg_expect_map(train, "train", err))) return rc;
     const cfg_node *readout = cfg_get(train, "readout");
     const cfg_node *name = cfg_get_path(root, "algorithm.name");
     if (readout)
@@ -28,17 +29,17 @@ int drv_read_train(const cfg_node *root, long *eval_every, dp_err *err)
                          "iterations come from its theorem); read-outs apply to the "
                          "first-order trainer's algorithms (dperm list algorithms)",
                          name && name->value ? name->value : "this algorithm");
-    if ((rc = spec_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)))
+    if ((rc = cfg_check_keys(train, "train", TRAIN_KEYS, CFG_COUNT(TRAIN_KEYS), err)))
         return rc;
-    return spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, eval_every, err);
+    return cfg_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, eval_every, err);
 }
 
 int drv_read_noise(const cfg_node *algo, int *on, dp_err *err)
 {
     static const char *const NOISE[] = {"on", "off"};
     int idx = 0;
-    int rc = spec_read_enum(algo, "algorithm", "noise", 0, 0, "noise setting", NOISE,
-                            COUNT(NOISE), &idx, err);
+    int rc = cfg_read_enum(algo, "algorithm", "noise", 0, 0, "noise setting", NOISE,
+                           CFG_COUNT(NOISE), &idx, err);
     *on = idx == 0;
     return rc;
 }
@@ -64,8 +65,8 @@ void drv_note_ignored_train(const cfg_node *root, json_t *metrics)
 
 int drv_read_feature_bound(const cfg_node *algo, double *B, dp_err *err)
 {
-    return spec_read_number(algo, "algorithm", "feature_bound", 0, 1.0,
-                            (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, B, err);
+    return cfg_read_number(algo, "algorithm", "feature_bound", 0, 1.0,
+                           (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"}, B, err);
 }
 
 int drv_read_clip(const cfg_node *algo, const run_spec *s, double *clip, dp_err *err)
@@ -83,8 +84,8 @@ int drv_read_clip(const cfg_node *algo, const run_spec *s, double *clip, dp_err 
         return cfg_error(err, algo, 1, "%s on model.type %s needs algorithm.clip: a deep "
                          "model has no Lipschitz bound, clipping every per-example gradient "
                          "at clip gives one", s->algorithm, s->model_name);
-    return spec_read_number(algo, "algorithm", "clip", 1, 0.0,
-                            (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, clip, err);
+    return cfg_read_number(algo, "algorithm", "clip", 1, 0.0,
+                           (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"}, clip, err);
 }
 
 void drv_sets(const dp_dataset *tr, const dp_dataset *te, dp_cvx_set *a, dp_cvx_set *b)

@@ -19,7 +19,8 @@
 #include "algorithms/erm_exact.h"
 #include "harness/drivers/driver_common.h"
 #include "harness/drivers/driver_erm.h"
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 int drv_erm_finish(const dp_linear *m, const dp_dataset *tr, const dp_dataset *te,
                    long iterations, double noise_std, dp_train_result *res, dp_err *err)
@@ -47,7 +48,7 @@ int drv_erm_finish(const dp_linear *m, const dp_dataset *tr, const dp_dataset *t
 int drv_erm_check_train(const cfg_node *root, run_spec *out, dp_err *err)
 {
     const cfg_node *train = cfg_get(root, "train");
-    int rc = train ? spec_expect_map(train, "train", err) : 0;
+    int rc = train ? cfg_expect_map(train, "train", err) : 0;
     if (rc) return rc;
     out->train.batch_size = 0; /* the runner reports the driver's own iterations */
     out->train.epochs = 1;

@@ -18,7 +18,8 @@
 #include "algorithms/objective_pert.h"
 #include "harness/drivers/driver_common.h"
 #include "harness/drivers/driver_erm.h"
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 static const char *const MECHS[] = {"gaussian", "laplace"};
 static const char *const NOISE[] = {"on", "off"};
@@ -28,10 +29,10 @@ static int parse(const cfg_node *root, const run_spec *s, dp_objpert_cfg *c, dp_
     const cfg_node *algo = cfg_get(root, "algorithm");
     int mech = 0, noise = 0, rc;
     memset(c, 0, sizeof *c);
-    if ((rc = spec_read_enum(algo, "algorithm", "mechanism", 0, 0, "mechanism", MECHS,
-                             COUNT(MECHS), &mech, err)) ||
-        (rc = spec_read_enum(algo, "algorithm", "noise", 0, 0, "noise setting", NOISE,
-                             COUNT(NOISE), &noise, err)) ||
+    if ((rc = cfg_read_enum(algo, "algorithm", "mechanism", 0, 0, "mechanism", MECHS,
+                            CFG_COUNT(MECHS), &mech, err)) ||
+        (rc = cfg_read_enum(algo, "algorithm", "noise", 0, 0, "noise setting", NOISE,
+                            CFG_COUNT(NOISE), &noise, err)) ||
         (rc = drv_read_feature_bound(algo, &c->feature_bound, err)))
         return rc;
     c->mechanism = mech == 0 ? DP_OBJPERT_GAUSSIAN : DP_OBJPERT_LAPLACE;

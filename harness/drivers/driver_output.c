@@ -21,7 +21,8 @@
 #include "algorithms/output_pert.h"
 #include "algorithms/privacy/mechanisms.h"
 #include "harness/drivers/driver_common.h"
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 static const char *const MECHS[] = {"gaussian", "laplace"};
 
@@ -31,15 +32,15 @@ static int parse(const cfg_node *root, const run_spec *s, dp_output_pert_cfg *c,
     int mech = 0, rc;
     long T, eval_every;
     memset(c, 0, sizeof *c);
-    if ((rc = spec_read_enum(algo, "algorithm", "mechanism", 0, 0, "mechanism", MECHS,
-                             COUNT(MECHS), &mech, err)) ||
+    if ((rc = cfg_read_enum(algo, "algorithm", "mechanism", 0, 0, "mechanism", MECHS,
+                            CFG_COUNT(MECHS), &mech, err)) ||
         (rc = drv_read_feature_bound(algo, &c->feature_bound, err)) ||
-        (rc = spec_read_number(algo, "algorithm", "norm_bound", 0, 0.0,
-                               (spec_range){0, INFINITY, 1, 1, "> 0 and finite"},
+        (rc = cfg_read_number(algo, "algorithm", "norm_bound", 0, 0.0,
+                              (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"},
                                &c->norm_bound, err)) ||
-        (rc = spec_read_int(algo, "algorithm", "iterations", 0, 0, 1, INT_MAX, &T, err)) ||
-        (rc = spec_read_number(algo, "algorithm", "step_size", 0, 0.0,
-                               (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
+        (rc = cfg_read_int(algo, "algorithm", "iterations", 0, 0, 1, INT_MAX, &T, err)) ||
+        (rc = cfg_read_number(algo, "algorithm", "step_size", 0, 0.0,
+                              (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
                                err)) ||
         (rc = drv_read_noise(algo, &c->noise, err)) ||
         (rc = drv_read_train(root, &eval_every, err)))

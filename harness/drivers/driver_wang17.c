@@ -23,7 +23,8 @@
 
 #include "algorithms/wang17_gd.h"
 #include "harness/drivers/driver_common.h"
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 static int parse(const cfg_node *root, const run_spec *s, dp_wang17_cfg *c, double *clip,
                  dp_err *err)
@@ -32,10 +33,10 @@ static int parse(const cfg_node *root, const run_spec *s, dp_wang17_cfg *c, doub
     long eval_every;
     int rc;
     memset(c, 0, sizeof *c);
-    if ((rc = spec_read_int(algo, "algorithm", "iterations", 0, 0, 1, INT_MAX, &c->iterations,
-                            err)) ||
-        (rc = spec_read_number(algo, "algorithm", "step_size", 0, 0.0,
-                               (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
+    if ((rc = cfg_read_int(algo, "algorithm", "iterations", 0, 0, 1, INT_MAX, &c->iterations,
+                           err)) ||
+        (rc = cfg_read_number(algo, "algorithm", "step_size", 0, 0.0,
+                              (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"}, &c->step,
                                err)) ||
         (rc = drv_read_feature_bound(algo, &c->feature_bound, err)) ||
         (rc = drv_read_clip(algo, s, clip, err)) ||

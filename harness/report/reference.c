@@ -22,7 +22,7 @@
 
 #include "harness/report/aggregate.h"
 #include "harness/config/config.h"
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
 
 static const char *const REF_KEYS[] = {"source", "metric", "unit", "scale", "band_factor", "runs",
                                        "rows",   "cols",   "cells"};
@@ -84,15 +84,15 @@ static int decimals_of(const char *s)
 static int read_source(ref_table *t, const cfg_node *src, dp_err *err)
 {
     int rc;
-    if ((rc = spec_expect_map(src, "source", err)) ||
-        (rc = spec_check_keys(src, "source", SOURCE_KEYS, COUNT(SOURCE_KEYS), err)))
+    if ((rc = cfg_expect_map(src, "source", err)) ||
+        (rc = cfg_check_keys(src, "source", SOURCE_KEYS, CFG_COUNT(SOURCE_KEYS), err)))
         return rc;
     const char *s;
     char **dst[] = {&t->paper, &t->table, &t->page, &t->section, &t->note};
-    for (size_t k = 0; k < COUNT(SOURCE_KEYS); k++) {
+    for (size_t k = 0; k < CFG_COUNT(SOURCE_KEYS); k++) {
         const cfg_node *n = cfg_get(src, SOURCE_KEYS[k]);
         if (!n) {
-            if (k < 2) return spec_missing(src, "source", SOURCE_KEYS[k], err);
+            if (k < 2) return cfg_missing(src, "source", SOURCE_KEYS[k], err);
             continue;
         }
         char what[32];
@@ -124,8 +124,8 @@ static int read_cell(ref_table *t, const cfg_node *c, size_t i, dp_err *err)
     char where[48], what[64];
     snprintf(where, sizeof where, "cells[%zu]", i);
     int rc;
-    if ((rc = spec_expect_map(c, where, err)) ||
-        (rc = spec_check_keys(c, where, CELL_KEYS, COUNT(CELL_KEYS), err)))
+    if ((rc = cfg_expect_map(c, where, err)) ||
+        (rc = cfg_check_keys(c, where, CELL_KEYS, CFG_COUNT(CELL_KEYS), err)))
         return rc;
     ref_cell *rc_ = &t->cells[t->n_cells];
     memset(rc_, 0, sizeof *rc_);
@@ -133,9 +133,9 @@ static int read_cell(ref_table *t, const cfg_node *c, size_t i, dp_err *err)
     t->n_cells++;   /* counted now so destroy releases what is read below */
     const cfg_node *row = cfg_get(c, "row"), *col = cfg_get(c, "col");
     const cfg_node *mean = cfg_get(c, "mean"), *std = cfg_get(c, "std");
-    if (!row) return spec_missing(c, where, "row", err);
-    if (!mean) return spec_missing(c, where, "mean", err);
-    if (t->cols && !col) return spec_missing(c, where, "col", err);
+    if (!row) return cfg_missing(c, where, "row", err);
+    if (!mean) return cfg_missing(c, where, "mean", err);
+    if (t->cols && !col) return cfg_missing(c, where, "col", err);
     if (!t->cols && col)
         return cfg_error(err, col, 1, "%s.col: the reference has no `cols` path", where);
 
@@ -185,25 +185,25 @@ static int load_doc(ref_table *t, const cfg_node *root, dp_err *err)
     if (!root || root->kind != CFG_MAP)
         return cfg_error(err, root, 0, "a reference file is a map with source, rows, cols "
                          "and cells");
-    if ((rc = spec_check_keys(root, "the reference", REF_KEYS, COUNT(REF_KEYS), err)))
+    if ((rc = cfg_check_keys(root, "the reference", REF_KEYS, CFG_COUNT(REF_KEYS), err)))
         return rc;
     static const char *const required[] = {"source", "rows", "cells"};
-    for (size_t k = 0; k < COUNT(required); k++)
-        if (!cfg_get(root, required[k])) return spec_missing(root, "", required[k], err);
+    for (size_t k = 0; k < CFG_COUNT(required); k++)
+        if (!cfg_get(root, required[k])) return cfg_missing(root, "", required[k], err);
     if ((rc = read_source(t, cfg_get(root, "source"), err))) return rc;
     const char *s;
-    if ((rc = spec_read_string(root, "", "metric", &s, err))) return rc;
+    if ((rc = cfg_read_string(root, "", "metric", &s, err))) return rc;
     if (s && !(t->metric = strdup(s))) return dp_err_set(err, DP_ENOMEM, "oom");
-    if ((rc = spec_read_string(root, "", "unit", &s, err))) return rc;
+    if ((rc = cfg_read_string(root, "", "unit", &s, err))) return rc;
     if (s && !(t->unit = strdup(s))) return dp_err_set(err, DP_ENOMEM, "oom");
-    if ((rc = spec_read_string(root, "", "cols", &s, err))) return rc;
+    if ((rc = cfg_read_string(root, "", "cols", &s, err))) return rc;
     if (s && !(t->cols = strdup(s))) return dp_err_set(err, DP_ENOMEM, "oom");
-    spec_range positive = {0, INFINITY, 1, 1, "> 0"};
-    spec_range above_one = {1, INFINITY, 1, 1, "> 1"};
-    if ((rc = spec_read_number(root, "", "scale", 0, 1, positive, &t->scale, err)) ||
-        (rc = spec_read_number(root, "", "band_factor", 0, 0, above_one, &t->band_factor,
-                               err)) ||
-        (rc = spec_read_int(root, "", "runs", 0, 0, 1, 1000000, &t->runs, err)) ||
+    cfg_range positive = {0, INFINITY, 1, 1, "> 0"};
+    cfg_range above_one = {1, INFINITY, 1, 1, "> 1"};
+    if ((rc = cfg_read_number(root, "", "scale", 0, 1, positive, &t->scale, err)) ||
+        (rc = cfg_read_number(root, "", "band_factor", 0, 0, above_one, &t->band_factor,
+                              err)) ||
+        (rc = cfg_read_int(root, "", "runs", 0, 0, 1, 1000000, &t->runs, err)) ||
         (rc = read_paths(t, cfg_get(root, "rows"), err)))
         return rc;
     const cfg_node *cells = cfg_get(root, "cells");

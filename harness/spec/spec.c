@@ -165,7 +165,7 @@ static int read_also_report(const cfg_node *privacy, run_spec *out, dp_err *err)
         while (k < COUNT(ACCOUNTANTS) && strcmp(name, ACCOUNTANTS[k])) k++;
         if (k == COUNT(ACCOUNTANTS)) {
             char list[256];
-            spec_join_names(list, sizeof list, ACCOUNTANTS, COUNT(ACCOUNTANTS));
+            cfg_join_names(list, sizeof list, ACCOUNTANTS, COUNT(ACCOUNTANTS));
             return cfg_error(err, l->items[i], 0, "privacy.also_report: unknown accountant "
                              "'%s' (known: %s)", name, list);
         }
@@ -186,7 +186,7 @@ static int need_block(const cfg_node *root, const char *name, int required,
         if (required) return cfg_error(err, root, 0, "missing required block '%s'", name);
         return 0;
     }
-    return spec_expect_map(*out, name, err);
+    return cfg_expect_map(*out, name, err);
 }
 
 /* dataset.shape: [c, h, w] with c h w = d, how models see each example (CHW); default
@@ -220,30 +220,30 @@ static int read_dataset(const cfg_node *ds, run_spec *out, size_t *n_train, dp_e
 {
     long n, d, classes, seed;
     int idx = 0, rc;
-    if ((rc = spec_check_keys(ds, "dataset", DATASET_KEYS, COUNT(DATASET_KEYS), err)) ||
-        (rc = spec_read_enum(ds, "dataset", "name", 1, 0, "dataset", DATASETS,
-                             COUNT(DATASETS), &idx, err)))
+    if ((rc = cfg_check_keys(ds, "dataset", DATASET_KEYS, COUNT(DATASET_KEYS), err)) ||
+        (rc = cfg_read_enum(ds, "dataset", "name", 1, 0, "dataset", DATASETS,
+                            COUNT(DATASETS), &idx, err)))
         return rc;
     if (idx > 0) return spec_read_real_dataset(ds, out, err);
     for (size_t i = 0; i < COUNT(REAL_ONLY); i++)
         if (cfg_get(ds, REAL_ONLY[i]))
             return cfg_error(err, cfg_get(ds, REAL_ONLY[i]), 1, "dataset.%s applies to the real "
                              "datasets, not to synthetic", REAL_ONLY[i]);
-    if ((rc = spec_read_int(ds, "dataset", "n", 0, 2000, 10, LONG_MAX, &n, err)) ||
-        (rc = spec_read_int(ds, "dataset", "d", 0, 20, 1, LONG_MAX, &d, err)) ||
-        (rc = spec_read_int(ds, "dataset", "classes", 0, 2, 2, INT_MAX, &classes, err)) ||
-        (rc = spec_read_number(ds, "dataset", "margin", 0, 0.05,
-                               (spec_range){0, 1, 0, 1, "in [0, 1)"}, &out->synthetic.margin,
+    if ((rc = cfg_read_int(ds, "dataset", "n", 0, 2000, 10, LONG_MAX, &n, err)) ||
+        (rc = cfg_read_int(ds, "dataset", "d", 0, 20, 1, LONG_MAX, &d, err)) ||
+        (rc = cfg_read_int(ds, "dataset", "classes", 0, 2, 2, INT_MAX, &classes, err)) ||
+        (rc = cfg_read_number(ds, "dataset", "margin", 0, 0.05,
+                              (cfg_range){0, 1, 0, 1, "in [0, 1)"}, &out->synthetic.margin,
                                err)) ||
-        (rc = spec_read_number(ds, "dataset", "offset", 0, 0,
-                               (spec_range){0, 1, 0, 1, "in [0, 1)"}, &out->synthetic.offset,
+        (rc = cfg_read_number(ds, "dataset", "offset", 0, 0,
+                              (cfg_range){0, 1, 0, 1, "in [0, 1)"}, &out->synthetic.offset,
                                err)) ||
-        (rc = spec_read_number(ds, "dataset", "label_noise", 0, 0,
-                               (spec_range){0, 0.5, 0, 0, "in [0, 0.5]"},
+        (rc = cfg_read_number(ds, "dataset", "label_noise", 0, 0,
+                              (cfg_range){0, 0.5, 0, 0, "in [0, 0.5]"},
                                &out->synthetic.label_noise, err)) ||
-        (rc = spec_read_int(ds, "dataset", "seed", 0, 1, 0, LONG_MAX, &seed, err)) ||
-        (rc = spec_read_number(ds, "dataset", "test_fraction", 0, 0.2,
-                               (spec_range){0, 1, 1, 1, "in (0, 1)"}, &out->test_fraction,
+        (rc = cfg_read_int(ds, "dataset", "seed", 0, 1, 0, LONG_MAX, &seed, err)) ||
+        (rc = cfg_read_number(ds, "dataset", "test_fraction", 0, 0.2,
+                              (cfg_range){0, 1, 1, 1, "in (0, 1)"}, &out->test_fraction,
                                err)))
         return rc;
     snprintf(out->dataset, sizeof out->dataset, "%s", DATASETS[idx]);
@@ -273,7 +273,7 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
 {
     const cfg_node *lr = cfg_get(train, "lr");
     int rc, sched = 0;
-    if (!lr) return spec_missing(train, "train", "lr", err);
+    if (!lr) return cfg_missing(train, "train", "lr", err);
     if (lr->kind == CFG_SCALAR) {
         tc->lr_schedule = DP_LR_CONSTANT;
         if ((rc = cfg_as_double(lr, "train.lr", &tc->lr, err))) {
@@ -286,9 +286,9 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
     }
     if (lr->kind != CFG_MAP)
         return cfg_error(err, lr, 0, "train.lr: expected a number or a map {schedule: ...}");
-    if ((rc = spec_check_keys(lr, "train.lr", LR_KEYS, COUNT(LR_KEYS), err)) ||
-        (rc = spec_read_enum(lr, "train.lr", "schedule", 1, 0, "schedule", SCHEDULES,
-                             COUNT(SCHEDULES), &sched, err)))
+    if ((rc = cfg_check_keys(lr, "train.lr", LR_KEYS, COUNT(LR_KEYS), err)) ||
+        (rc = cfg_read_enum(lr, "train.lr", "schedule", 1, 0, "schedule", SCHEDULES,
+                            COUNT(SCHEDULES), &sched, err)))
         return rc;
     /* keys each schedule takes, all required */
     static const char *const takes[5][3] = {{"value", NULL, NULL},
@@ -311,17 +311,17 @@ static int read_lr(const cfg_node *train, dp_train_cfg *tc, dp_err *err)
         if (takes[sched][j] && !cfg_get(lr, takes[sched][j]))
             return cfg_error(err, lr, 1, "train.lr: schedule '%s' needs '%s' (it takes: %s)",
                              SCHEDULES[sched], takes[sched][j], takes_text[sched]);
-    const spec_range positive = {0, INFINITY, 1, 1, "> 0 and finite"};
+    const cfg_range positive = {0, INFINITY, 1, 1, "> 0 and finite"};
     static const dp_lr_schedule kinds[5] = {DP_LR_CONSTANT, DP_LR_INVERSE_T, DP_LR_STEP,
                                             DP_LR_INVERSE_SQRT_T, DP_LR_INVERSE_EPOCH};
     tc->lr_schedule = kinds[sched];
-    if ((rc = spec_read_number(lr, "train.lr", "value", 0, 0, positive, &tc->lr, err)) ||
-        (rc = spec_read_number(lr, "train.lr", "a", 0, 0, positive, &tc->lr_a, err)) ||
-        (rc = spec_read_int(lr, "train.lr", "step_at", 0, 0, 1, LONG_MAX, &tc->lr_step_at,
-                            err)) ||
-        (rc = spec_read_number(lr, "train.lr", "factor", 0, 0,
-                               (spec_range){0, 1, 1, 0, "in (0, 1]"}, &tc->lr_step_factor,
-                               err)))
+    if ((rc = cfg_read_number(lr, "train.lr", "value", 0, 0, positive, &tc->lr, err)) ||
+        (rc = cfg_read_number(lr, "train.lr", "a", 0, 0, positive, &tc->lr_a, err)) ||
+        (rc = cfg_read_int(lr, "train.lr", "step_at", 0, 0, 1, LONG_MAX, &tc->lr_step_at,
+                           err)) ||
+        (rc = cfg_read_number(lr, "train.lr", "factor", 0, 0,
+                              (cfg_range){0, 1, 1, 0, "in (0, 1]"}, &tc->lr_step_factor,
+                              err)))
         return rc;
     return 0;
 }
@@ -335,19 +335,19 @@ static int read_train(const cfg_node *train, int dp, int full, size_t n_all, siz
 {
     long epochs, batch, eval_every;
     int sampling = 0, partial = 0, l2_at = 0, rc;
-    if ((rc = spec_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)) ||
-        (rc = spec_read_enum(train, "train", "partial_batch", 0, 0, "partial_batch setting",
-                             PARTIAL_BATCHES, COUNT(PARTIAL_BATCHES), &partial, err)) ||
-        (rc = spec_read_enum(train, "train", "l2_placement", 0, 0, "l2_placement",
-                             L2_PLACEMENTS, COUNT(L2_PLACEMENTS), &l2_at, err)))
+    if ((rc = cfg_check_keys(train, "train", TRAIN_KEYS, COUNT(TRAIN_KEYS), err)) ||
+        (rc = cfg_read_enum(train, "train", "partial_batch", 0, 0, "partial_batch setting",
+                            PARTIAL_BATCHES, COUNT(PARTIAL_BATCHES), &partial, err)) ||
+        (rc = cfg_read_enum(train, "train", "l2_placement", 0, 0, "l2_placement",
+                            L2_PLACEMENTS, COUNT(L2_PLACEMENTS), &l2_at, err)))
         return rc;
     tc->partial_batch = partial ? DP_PARTIAL_KEEP : DP_PARTIAL_DROP;
     tc->l2_placement = l2_at ? DP_L2_AFTER_SMOOTHING : DP_L2_IN_GRADIENT;
     if (full) {
-        if ((rc = spec_read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
+        if ((rc = cfg_read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
             (rc = read_lr(train, tc, err)) ||
-            (rc = spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, &eval_every,
-                                err)))
+            (rc = cfg_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, &eval_every,
+                               err)))
             return rc;
         tc->epochs = (int)epochs;
         tc->sampling = DP_SAMPLING_FULL;
@@ -355,13 +355,13 @@ static int read_train(const cfg_node *train, int dp, int full, size_t n_all, siz
         tc->eval_every = (int)eval_every;
         return 0;
     }
-    if ((rc = spec_read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
-        (rc = spec_read_int(train, "train", "batch_size", 1, 0, 1, LONG_MAX, &batch, err)) ||
-        (rc = spec_read_enum(train, "train", "sampling", 0, dp ? 0 : 1, "sampling", SAMPLINGS,
-                             COUNT(SAMPLINGS), &sampling, err)) ||
+    if ((rc = cfg_read_int(train, "train", "epochs", 1, 0, 1, INT_MAX, &epochs, err)) ||
+        (rc = cfg_read_int(train, "train", "batch_size", 1, 0, 1, LONG_MAX, &batch, err)) ||
+        (rc = cfg_read_enum(train, "train", "sampling", 0, dp ? 0 : 1, "sampling", SAMPLINGS,
+                            COUNT(SAMPLINGS), &sampling, err)) ||
         (rc = read_lr(train, tc, err)) ||
-        (rc = spec_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, &eval_every,
-                            err)))
+        (rc = cfg_read_int(train, "train", "eval_every", 0, 1, 1, INT_MAX, &eval_every,
+                           err)))
         return rc;
     if ((unsigned long)batch > n_train)
         return cfg_error(err, cfg_get(train, "batch_size"), 0,
@@ -458,9 +458,9 @@ static int read_convex_run(const cfg_node *root, const cfg_node *model, run_spec
                          "%s needs a convex loss (its theorem or solver assumes one): use a "
                          "linear model (model.type logistic or softmax), not %s",
                          out->algorithm, out->model_name);
-    if ((rc = spec_read_number(root, "", "epsilon", 0, INFINITY,
-                               (spec_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
-        (rc = spec_read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))
+    if ((rc = cfg_read_number(root, "", "epsilon", 0, INFINITY,
+                              (cfg_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
+        (rc = cfg_read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))
         return rc;
     out->seed = (uint64_t)seed;
     out->train.seed = out->seed;
@@ -489,15 +489,15 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
                              "'%s' belongs to the experiment document, not to a run config "
                              "(expand the document first)", k);
     }
-    if ((rc = spec_check_keys(root, "the run config", RUN_KEYS, COUNT(RUN_KEYS), err)))
+    if ((rc = cfg_check_keys(root, "the run config", RUN_KEYS, COUNT(RUN_KEYS), err)))
         return rc;
     if (cfg_get(root, "experiment")) {
         if ((rc = spec_check_experiment(root, err, &s))) return rc;
         snprintf(out->experiment, sizeof out->experiment, "%s", s);
     }
-    if ((rc = spec_read_string(root, "", "paper", &s, err)) ||
-        (rc = spec_read_string(root, "", "description", &s, err)) ||
-        (rc = spec_read_string(root, "", "protocol", &s, err)))
+    if ((rc = cfg_read_string(root, "", "paper", &s, err)) ||
+        (rc = cfg_read_string(root, "", "description", &s, err)) ||
+        (rc = cfg_read_string(root, "", "protocol", &s, err)))
         return rc;
     snprintf(out->protocol, sizeof out->protocol, "%s", s ? s : "");
 
@@ -512,12 +512,12 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
 
     if ((rc = need_block(root, "privacy", 0, &privacy, err))) return rc;
     if (privacy &&
-        (rc = spec_check_keys(privacy, "privacy", PRIVACY_KEYS, COUNT(PRIVACY_KEYS), err)))
+        (rc = cfg_check_keys(privacy, "privacy", PRIVACY_KEYS, COUNT(PRIVACY_KEYS), err)))
         return rc;
-    if ((rc = spec_read_number(privacy, "privacy", "delta", 0, 1e-5,
-                               (spec_range){0, 1, 1, 1, "in (0, 1)"}, &out->delta, err)) ||
-        (rc = spec_read_enum(privacy, "privacy", "accountant", 0, 0, "accountant", ACCOUNTANTS,
-                             COUNT(ACCOUNTANTS), &idx, err)))
+    if ((rc = cfg_read_number(privacy, "privacy", "delta", 0, 1e-5,
+                              (cfg_range){0, 1, 1, 1, "in (0, 1)"}, &out->delta, err)) ||
+        (rc = cfg_read_enum(privacy, "privacy", "accountant", 0, 0, "accountant", ACCOUNTANTS,
+                            COUNT(ACCOUNTANTS), &idx, err)))
         return rc;
     snprintf(out->accountant, sizeof out->accountant, "%s", ACCOUNTANTS[idx]);
     out->accountant_kind = (dp_accountant)(idx + 1);
@@ -556,9 +556,9 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
                          "have no partial batch)",
                          out->train.sampling == DP_SAMPLING_POISSON ? "poisson" : "wor");
 
-    if ((rc = spec_read_number(root, "", "epsilon", 0, INFINITY,
-                               (spec_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
-        (rc = spec_read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))
+    if ((rc = cfg_read_number(root, "", "epsilon", 0, INFINITY,
+                              (cfg_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
+        (rc = cfg_read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))
         return rc;
     out->seed = (uint64_t)seed;
     out->train.seed = out->seed;

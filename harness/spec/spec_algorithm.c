@@ -142,9 +142,9 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
     const char *names[COUNT(ALGORITHMS)];
     for (size_t i = 0; i < COUNT(ALGORITHMS); i++) names[i] = ALGORITHMS[i].name;
     int idx = 0, rc;
-    if ((rc = spec_check_keys(algo, "algorithm", ALGO_KEYS, COUNT(ALGO_KEYS), err)) ||
-        (rc = spec_read_enum(algo, "algorithm", "name", 1, 0, "algorithm", names,
-                             COUNT(ALGORITHMS), &idx, err)))
+    if ((rc = cfg_check_keys(algo, "algorithm", ALGO_KEYS, COUNT(ALGO_KEYS), err)) ||
+        (rc = cfg_read_enum(algo, "algorithm", "name", 1, 0, "algorithm", names,
+                            COUNT(ALGORITHMS), &idx, err)))
         return rc;
     const spec_algorithm *a = &ALGORITHMS[idx];
     out->algo = a;
@@ -161,26 +161,26 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
     dp_train_cfg *tc = &out->train;
     tc->algorithm = a->private_ ? DP_ALGO_DP_SGD : DP_ALGO_SGD;
     tc->update = a->update;
-    const spec_range unit = {0, 1, 0, 1, "in [0, 1)"};
+    const cfg_range unit = {0, 1, 0, 1, "in [0, 1)"};
     if (a->update == DP_UPDATE_ADAM &&
-        ((rc = spec_read_number(algo, "algorithm", "beta1", 0, 0.9, unit, &tc->adam_beta1,
-                                err)) ||
-         (rc = spec_read_number(algo, "algorithm", "beta2", 0, 0.999, unit, &tc->adam_beta2,
-                                err)) ||
-         (rc = spec_read_number(algo, "algorithm", "adam_eps", 0, 1e-8,
-                                (spec_range){0, INFINITY, 1, 1, "> 0 and finite"},
+        ((rc = cfg_read_number(algo, "algorithm", "beta1", 0, 0.9, unit, &tc->adam_beta1,
+                               err)) ||
+         (rc = cfg_read_number(algo, "algorithm", "beta2", 0, 0.999, unit, &tc->adam_beta2,
+                               err)) ||
+         (rc = cfg_read_number(algo, "algorithm", "adam_eps", 0, 1e-8,
+                               (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"},
                                 &tc->adam_eps, err))))
         return rc;
     if (a->smoothing &&
-        (rc = spec_read_number(algo, "algorithm", "smoothing", 0, 1.0,
-                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
+        (rc = cfg_read_number(algo, "algorithm", "smoothing", 0, 1.0,
+                              (cfg_range){0, INFINITY, 0, 1, ">= 0 and finite"},
                                &tc->smoothing, err)))
         return rc;
     if (a->smoothing) {
         static const char *const LAYOUTS[] = {"vector", "per_tensor"};
         int layout = 0;
-        if ((rc = spec_read_enum(algo, "algorithm", "smoothing_layout", 0, 0,
-                                 "smoothing layout", LAYOUTS, COUNT(LAYOUTS), &layout, err)))
+        if ((rc = cfg_read_enum(algo, "algorithm", "smoothing_layout", 0, 0,
+                                "smoothing layout", LAYOUTS, COUNT(LAYOUTS), &layout, err)))
             return rc;
         if (out->deep && cfg_get(algo, "smoothing_layout") && layout == 0)
             return cfg_error(err, cfg_get(algo, "smoothing_layout"), 0,
@@ -191,13 +191,13 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
     }
     if (takes(a, "samples")) {
         long k;
-        if ((rc = spec_read_number(algo, "algorithm", "radius", 0, 10.0,
-                                   (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
+        if ((rc = cfg_read_number(algo, "algorithm", "radius", 0, 10.0,
+                                  (cfg_range){0, INFINITY, 0, 1, ">= 0 and finite"},
                                    &tc->dplis_radius, err)) ||
-            (rc = spec_read_int(algo, "algorithm", "samples", 0, 10, 0, DP_DPLIS_MAX_SAMPLES,
-                                &k, err)) ||
-            (rc = spec_read_enum(algo, "algorithm", "smoothing_aggregate", 0, 0, "aggregation",
-                                 AGGREGATES, COUNT(AGGREGATES), &tc->dplis_sum, err)))
+            (rc = cfg_read_int(algo, "algorithm", "samples", 0, 10, 0, DP_DPLIS_MAX_SAMPLES,
+                               &k, err)) ||
+            (rc = cfg_read_enum(algo, "algorithm", "smoothing_aggregate", 0, 0, "aggregation",
+                                AGGREGATES, COUNT(AGGREGATES), &tc->dplis_sum, err)))
             return rc;
         tc->dplis_samples = (int)k;
     }
@@ -208,22 +208,22 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
         return 0;
     }
     if (!cfg_get(algo, "clip")) {
-        rc = spec_missing(algo, "algorithm", "clip", err);
+        rc = cfg_missing(algo, "algorithm", "clip", err);
         dp_err_hint(err, "%s clips each example's gradient to norm clip (> 0, or .inf)",
                     a->name);
         return rc;
     }
     static const char *const CLIP_MODES[] = {"per_example", "batch_mean_per_tensor"};
     int mode = 0;
-    if ((rc = spec_read_enum(algo, "algorithm", "clip_mode", 0, 0, "clip mode", CLIP_MODES,
-                             COUNT(CLIP_MODES), &mode, err)))
+    if ((rc = cfg_read_enum(algo, "algorithm", "clip_mode", 0, 0, "clip mode", CLIP_MODES,
+                            COUNT(CLIP_MODES), &mode, err)))
         return rc;
     tc->clip_mode = mode ? DP_CLIP_BATCH_MEAN_PER_TENSOR : DP_CLIP_PER_EXAMPLE;
-    if ((rc = spec_read_number(algo, "algorithm", "clip", 1, 0,
-                               (spec_range){0, INFINITY, 1, 0, "> 0 (or .inf)"}, &tc->clip,
+    if ((rc = cfg_read_number(algo, "algorithm", "clip", 1, 0,
+                              (cfg_range){0, INFINITY, 1, 0, "> 0 (or .inf)"}, &tc->clip,
                                err)) ||
-        (rc = spec_read_number(algo, "algorithm", "noise_multiplier", 0, 0,
-                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"},
+        (rc = cfg_read_number(algo, "algorithm", "noise_multiplier", 0, 0,
+                              (cfg_range){0, INFINITY, 0, 1, ">= 0 and finite"},
                                &tc->noise_multiplier, err)))
         return rc;
     out->has_noise_multiplier = cfg_get(algo, "noise_multiplier") != NULL;

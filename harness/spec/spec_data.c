@@ -80,24 +80,24 @@ static int read_split(const cfg_node *ds, dp_data_opts *o, dp_err *err)
     const cfg_node *sp = cfg_get(ds, "split"), *tf = cfg_get(ds, "test_fraction");
     long v;
     int rc;
-    const spec_range frac = {0, 1, 1, 1, "in (0, 1)"};
+    const cfg_range frac = {0, 1, 1, 1, "in (0, 1)"};
     if (tf && sp && cfg_get(sp, "test_fraction"))
         return cfg_error(err, tf, 1, "give the test fraction once: dataset.test_fraction or "
                          "dataset.split.test_fraction");
-    if (tf && (rc = spec_read_number(ds, "dataset", "test_fraction", 0, 0, frac,
-                                     &o->test_fraction, err)))
+    if (tf && (rc = cfg_read_number(ds, "dataset", "test_fraction", 0, 0, frac,
+                                    &o->test_fraction, err)))
         return rc;
     if (!sp) return 0;
-    if ((rc = spec_expect_map(sp, "dataset.split", err)) ||
-        (rc = spec_check_keys(sp, "dataset.split", SPLIT_KEYS, COUNT(SPLIT_KEYS), err)))
+    if ((rc = cfg_expect_map(sp, "dataset.split", err)) ||
+        (rc = cfg_check_keys(sp, "dataset.split", SPLIT_KEYS, COUNT(SPLIT_KEYS), err)))
         return rc;
     if (cfg_get(sp, "test_fraction") &&
-        (rc = spec_read_number(sp, "dataset.split", "test_fraction", 0, 0, frac,
-                               &o->test_fraction, err)))
+        (rc = cfg_read_number(sp, "dataset.split", "test_fraction", 0, 0, frac,
+                              &o->test_fraction, err)))
         return rc;
-    if ((rc = spec_read_int(sp, "dataset.split", "train", 0, 0, 1, LONG_MAX, &v, err))) return rc;
+    if ((rc = cfg_read_int(sp, "dataset.split", "train", 0, 0, 1, LONG_MAX, &v, err))) return rc;
     o->n_train = (size_t)v;
-    if ((rc = spec_read_int(sp, "dataset.split", "validation", 0, 0, 0, LONG_MAX, &v, err)))
+    if ((rc = cfg_read_int(sp, "dataset.split", "validation", 0, 0, 0, LONG_MAX, &v, err)))
         return rc;
     o->n_validation = (size_t)v;
     return 0;
@@ -132,9 +132,9 @@ static int read_standardize(const cfg_node *ds, const dp_data_info *info, dp_dat
                          "(mnist, fashion_mnist, cifar10), not to %s (its own statistics: "
                          "dataset.scale: standardize)", info->name);
     int rc;
-    if ((rc = spec_expect_map(st, "dataset.standardize", err)) ||
-        (rc = spec_check_keys(st, "dataset.standardize", STANDARDIZE_KEYS,
-                              COUNT(STANDARDIZE_KEYS), err)))
+    if ((rc = cfg_expect_map(st, "dataset.standardize", err)) ||
+        (rc = cfg_check_keys(st, "dataset.standardize", STANDARDIZE_KEYS,
+                             COUNT(STANDARDIZE_KEYS), err)))
         return rc;
     if (o->scale != DP_SCALE_MINMAX)
         return cfg_error(err, st, 1, "dataset.standardize applies after the map to [0, 1]: "
@@ -147,7 +147,7 @@ static int read_standardize(const cfg_node *ds, const dp_data_info *info, dp_dat
         const cfg_node *n = cfg_get(st, key);
         char what[40];
         snprintf(what, sizeof what, "dataset.standardize.%s", key);
-        if (!n) return spec_missing(st, "dataset.standardize", key, err);
+        if (!n) return cfg_missing(st, "dataset.standardize", key, err);
         size_t len = n->kind == CFG_SEQ ? n->n_items : 1;
         if (n->kind == CFG_MAP || (len != 1 && len != (size_t)channels))
             return cfg_error(err, n, 0, "%s: expected 1 value or %d (one per channel of %s), "
@@ -180,26 +180,26 @@ int spec_read_real_dataset(const cfg_node *ds, run_spec *out, dp_err *err)
             return cfg_error(err, n, 1, "dataset.%s applies to the synthetic dataset only; %s "
                              "has its own size", SYNTHETIC_ONLY[i], info->name);
     }
-    if ((rc = spec_check_keys(ds, "dataset", REAL_KEYS, COUNT(REAL_KEYS), err))) return rc;
+    if ((rc = cfg_check_keys(ds, "dataset", REAL_KEYS, COUNT(REAL_KEYS), err))) return rc;
     if ((rc = dp_data_opts_default(o, info->name, err))) return rc;
     out->real = 1;
     snprintf(out->dataset, sizeof out->dataset, "%s", info->name);
 
-    if ((rc = spec_read_enum(ds, "dataset", "scale", 0, (int)o->scale, "scale", SCALES,
-                             COUNT(SCALES), &idx, err)))
+    if ((rc = cfg_read_enum(ds, "dataset", "scale", 0, (int)o->scale, "scale", SCALES,
+                            COUNT(SCALES), &idx, err)))
         return rc;
     o->scale = (dp_scale)idx;
     if ((rc = read_standardize(ds, info, o, err))) return rc;
-    if ((rc = spec_read_enum(ds, "dataset", "normalize", 0, o->unit_l2, "normalization",
-                             NORMALIZES, COUNT(NORMALIZES), &idx, err)))
+    if ((rc = cfg_read_enum(ds, "dataset", "normalize", 0, o->unit_l2, "normalization",
+                            NORMALIZES, COUNT(NORMALIZES), &idx, err)))
         return rc;
     o->unit_l2 = idx;
     if ((rc = read_bool(ds, "one_hot", &o->one_hot, err))) return rc;
     if (cfg_get(ds, "one_hot") && info->format != DP_FMT_CSV)
         return cfg_error(err, cfg_get(ds, "one_hot"), 1, "dataset.one_hot: %s has no "
                          "categorical columns", info->name);
-    if ((rc = spec_read_enum(ds, "dataset", "labels", 0, (int)o->labels, "label coding",
-                             LABELS, COUNT(LABELS), &idx, err)))
+    if ((rc = cfg_read_enum(ds, "dataset", "labels", 0, (int)o->labels, "label coding",
+                            LABELS, COUNT(LABELS), &idx, err)))
         return rc;
     o->labels = (dp_labels)idx;
     const cfg_node *pos = cfg_get(ds, "positive");
@@ -223,20 +223,20 @@ int spec_read_real_dataset(const cfg_node *ds, run_spec *out, dp_err *err)
     if (!info->regression && cfg_get(ds, "target_scale"))
         return cfg_error(err, cfg_get(ds, "target_scale"), 1, "dataset.target_scale applies "
                          "to the regression datasets (wine_quality, bike)");
-    if ((rc = spec_read_enum(ds, "dataset", "target_scale", 0, (int)o->target_scale,
-                             "scale", SCALES, COUNT(SCALES), &idx, err)))
+    if ((rc = cfg_read_enum(ds, "dataset", "target_scale", 0, (int)o->target_scale,
+                            "scale", SCALES, COUNT(SCALES), &idx, err)))
         return rc;
     o->target_scale = (dp_scale)idx;
-    if ((rc = spec_read_enum(ds, "dataset", "missing", 0, (int)o->missing, "missing-value "
-                             "policy", MISSINGS, COUNT(MISSINGS), &idx, err)) ||
+    if ((rc = cfg_read_enum(ds, "dataset", "missing", 0, (int)o->missing, "missing-value "
+                            "policy", MISSINGS, COUNT(MISSINGS), &idx, err)) ||
         (rc = read_classes(ds, o, err)))
         return rc;
     o->missing = (dp_missing)idx;
-    if ((rc = spec_read_int(ds, "dataset", "subsample", 0, 0, 1, LONG_MAX, &v, err))) return rc;
+    if ((rc = cfg_read_int(ds, "dataset", "subsample", 0, 0, 1, LONG_MAX, &v, err))) return rc;
     o->subsample = (size_t)v;
     if ((rc = read_split(ds, o, err))) return rc;
-    if ((rc = spec_read_enum(ds, "dataset", "evaluate", 0, 0, "evaluation set", EVALUATES,
-                             COUNT(EVALUATES), &idx, err)))
+    if ((rc = cfg_read_enum(ds, "dataset", "evaluate", 0, 0, "evaluation set", EVALUATES,
+                            COUNT(EVALUATES), &idx, err)))
         return rc;
     o->evaluate_on_validation = idx;
     if (idx == 1 && o->n_validation == 0)
@@ -249,7 +249,7 @@ int spec_read_real_dataset(const cfg_node *ds, run_spec *out, dp_err *err)
     int required = 1;
     if ((rc = read_bool(ds, "required", &required, err))) return rc;
     out->data_optional = !required;
-    if ((rc = spec_read_int(ds, "dataset", "seed", 0, 1, 0, LONG_MAX, &v, err))) return rc;
+    if ((rc = cfg_read_int(ds, "dataset", "seed", 0, 1, 0, LONG_MAX, &v, err))) return rc;
     o->seed = (uint64_t)v;
     out->synthetic.seed = o->seed;
     return 0;

@@ -61,7 +61,7 @@ static int check_grid(const cfg_node *g, const char *where, dp_err *err)
         if (j == COUNT(GRID_KEYS)) {
             const char *s = cfg_suggest(first, GRID_KEYS, COUNT(GRID_KEYS));
             char list[256];
-            spec_join_names(list, sizeof list, GRID_KEYS, COUNT(GRID_KEYS));
+            cfg_join_names(list, sizeof list, GRID_KEYS, COUNT(GRID_KEYS));
             if (s)
                 return cfg_error(err, e, 1, "unknown key '%s' in %s; did you mean '%s'?",
                                  e->key, where, s);
@@ -108,8 +108,8 @@ static int check_named(const cfg_node *item, const cfg_node *list, size_t idx,
                        const char *where, dp_err *err)
 {
     const char *name, *title;
-    int rc = spec_read_string(item, where, "name", &name, err);
-    if (rc || (rc = spec_read_string(item, where, "title", &title, err))) return rc;
+    int rc = cfg_read_string(item, where, "name", &name, err);
+    if (rc || (rc = cfg_read_string(item, where, "title", &title, err))) return rc;
     if (!name) return 0;
     if (!spec_safe_name(name))
         return cfg_error(err, cfg_get(item, "name"), 0,
@@ -132,7 +132,7 @@ static int check_where(const cfg_node *item, const char *where, dp_err *err)
     const cfg_node *w = cfg_get(item, "where");
     if (!w) return 0;
     snprintf(what, sizeof what, "%s.where", where);
-    int rc = spec_expect_map(w, what, err);
+    int rc = cfg_expect_map(w, what, err);
     if (rc) return rc;
     for (size_t i = 0; i < w->n_items; i++) {
         const cfg_node *v = w->items[i];
@@ -187,12 +187,12 @@ static int check_cell_notes(const cfg_node *t, const char *where, dp_err *err)
         const cfg_node *n = l->items[i];
         int rc;
         snprintf(what, sizeof what, "%.30s.cell_notes[%zu]", where, i);
-        if ((rc = spec_expect_map(n, what, err)) ||
-            (rc = spec_check_keys(n, what, CELL_NOTE_KEYS, COUNT(CELL_NOTE_KEYS), err)))
+        if ((rc = cfg_expect_map(n, what, err)) ||
+            (rc = cfg_check_keys(n, what, CELL_NOTE_KEYS, COUNT(CELL_NOTE_KEYS), err)))
             return rc;
-        if (!cfg_get(n, "text")) return spec_missing(n, what, "text", err);
-        if (!cfg_get(n, "where")) return spec_missing(n, what, "where", err);
-        if ((rc = spec_read_string(n, what, "text", &s, err)) || (rc = check_where(n, what, err)))
+        if (!cfg_get(n, "text")) return cfg_missing(n, what, "text", err);
+        if (!cfg_get(n, "where")) return cfg_missing(n, what, "where", err);
+        if ((rc = cfg_read_string(n, what, "text", &s, err)) || (rc = check_where(n, what, err)))
             return rc;
     }
     return 0;
@@ -208,14 +208,14 @@ static int check_select(const cfg_node *t, const char *where, dp_err *err)
     int prefer, rc;
     if (!sel) return 0;
     snprintf(what, sizeof what, "%s.select", where);
-    if ((rc = spec_expect_map(sel, what, err)) ||
-        (rc = spec_check_keys(sel, what, SELECT_KEYS, COUNT(SELECT_KEYS), err)))
+    if ((rc = cfg_expect_map(sel, what, err)) ||
+        (rc = cfg_check_keys(sel, what, SELECT_KEYS, COUNT(SELECT_KEYS), err)))
         return rc;
-    if (!cfg_get(sel, "best_over")) return spec_missing(sel, what, "best_over", err);
-    if ((rc = spec_read_string(sel, what, "best_over", &s, err)) ||
-        (rc = spec_read_string(sel, what, "by", &s, err)) ||
-        (rc = spec_read_enum(sel, what, "prefer", 0, 0, "preference", PREFER, COUNT(PREFER),
-                             &prefer, err)))
+    if (!cfg_get(sel, "best_over")) return cfg_missing(sel, what, "best_over", err);
+    if ((rc = cfg_read_string(sel, what, "best_over", &s, err)) ||
+        (rc = cfg_read_string(sel, what, "by", &s, err)) ||
+        (rc = cfg_read_enum(sel, what, "prefer", 0, 0, "preference", PREFER, COUNT(PREFER),
+                            &prefer, err)))
         return rc;
     return 0;
 }
@@ -227,17 +227,17 @@ static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_e
     long digits;
     int agg = 0, rc;
     snprintf(where, sizeof where, "report.tables[%zu]", idx);
-    if ((rc = spec_expect_map(t, where, err)) ||
-        (rc = spec_check_keys(t, where, TABLE_KEYS, COUNT(TABLE_KEYS), err)) ||
+    if ((rc = cfg_expect_map(t, where, err)) ||
+        (rc = cfg_check_keys(t, where, TABLE_KEYS, COUNT(TABLE_KEYS), err)) ||
         (rc = check_named(t, list, idx, where, err)))
         return rc;
-    if (!cfg_get(t, "cell")) return spec_missing(t, where, "cell", err);
-    if ((rc = spec_read_string(t, where, "cell", &s, err)) ||
-        (rc = spec_read_string(t, where, "cols", &s, err)) ||
-        (rc = spec_read_string(t, where, "reference", &s, err)) ||
-        (rc = spec_read_enum(t, where, "aggregate", 0, 0, "aggregate", AGGREGATES,
-                             COUNT(AGGREGATES), &agg, err)) ||
-        (rc = spec_read_int(t, where, "digits", 0, 0, 0, 8, &digits, err)))
+    if (!cfg_get(t, "cell")) return cfg_missing(t, where, "cell", err);
+    if ((rc = cfg_read_string(t, where, "cell", &s, err)) ||
+        (rc = cfg_read_string(t, where, "cols", &s, err)) ||
+        (rc = cfg_read_string(t, where, "reference", &s, err)) ||
+        (rc = cfg_read_enum(t, where, "aggregate", 0, 0, "aggregate", AGGREGATES,
+                            COUNT(AGGREGATES), &agg, err)) ||
+        (rc = cfg_read_int(t, where, "digits", 0, 0, 0, 8, &digits, err)))
         return rc;
     snprintf(what, sizeof what, "%s.rows", where);
     if (cfg_get(t, "rows") && (rc = check_paths(cfg_get(t, "rows"), what, err))) return rc;
@@ -252,8 +252,8 @@ static int check_selector(const cfg_node *c, const char *where, const char *key,
     char what[96];
     const cfg_node *m = cfg_get(c, key);
     snprintf(what, sizeof what, "%s.%s", where, key);
-    if (!m) return spec_missing(c, where, key, err);
-    int rc = spec_expect_map(m, what, err);
+    if (!m) return cfg_missing(c, where, key, err);
+    int rc = cfg_expect_map(m, what, err);
     if (rc) return rc;
     if (m->n_items == 0)
         return cfg_error(err, m, 0, "%s: name at least one rows path and its value(s)", what);
@@ -297,22 +297,22 @@ static int check_claims(const cfg_node *list, const cfg_node *tables, dp_err *er
         const char *s;
         int b, mode, rc;
         snprintf(where, sizeof where, "report.claims[%zu]", i);
-        if ((rc = spec_expect_map(c, where, err)) ||
-            (rc = spec_check_keys(c, where, CLAIM_KEYS, COUNT(CLAIM_KEYS), err)))
+        if ((rc = cfg_expect_map(c, where, err)) ||
+            (rc = cfg_check_keys(c, where, CLAIM_KEYS, COUNT(CLAIM_KEYS), err)))
             return rc;
-        if (!cfg_get(c, "text")) return spec_missing(c, where, "text", err);
-        if (!cfg_get(c, "table")) return spec_missing(c, where, "table", err);
-        if ((rc = spec_read_string(c, where, "text", &s, err)) ||
+        if (!cfg_get(c, "text")) return cfg_missing(c, where, "text", err);
+        if (!cfg_get(c, "table")) return cfg_missing(c, where, "table", err);
+        if ((rc = cfg_read_string(c, where, "text", &s, err)) ||
             (rc = check_selector(c, where, "better", err)) ||
             (rc = check_selector(c, where, "than", err)) ||
-            (rc = spec_read_enum(c, where, "for", 0, 0, "comparison", CLAIM_FOR,
-                                 COUNT(CLAIM_FOR), &mode, err)))
+            (rc = cfg_read_enum(c, where, "for", 0, 0, "comparison", CLAIM_FOR,
+                                COUNT(CLAIM_FOR), &mode, err)))
             return rc;
         const cfg_node *h = cfg_get(c, "higher_is_better");
         if (h && (rc = cfg_as_bool(h, "higher_is_better", &b, err))) return rc;
         double within;
-        if ((rc = spec_read_number(c, where, "within", 0, 0.0,
-                                   (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"}, &within,
+        if ((rc = cfg_read_number(c, where, "within", 0, 0.0,
+                                  (cfg_range){0, INFINITY, 0, 1, ">= 0 and finite"}, &within,
                                    err)))
             return rc;
         const cfg_node *t = cfg_get(c, "table");
@@ -360,17 +360,17 @@ static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx,
     const char *s;
     int b, rc;
     snprintf(where, sizeof where, "report.figures[%zu]", idx);
-    if ((rc = spec_expect_map(f, where, err)) ||
-        (rc = spec_check_keys(f, where, FIGURE_KEYS, COUNT(FIGURE_KEYS), err)) ||
+    if ((rc = cfg_expect_map(f, where, err)) ||
+        (rc = cfg_check_keys(f, where, FIGURE_KEYS, COUNT(FIGURE_KEYS), err)) ||
         (rc = check_named(f, list, idx, where, err)))
         return rc;
-    if (!cfg_get(f, "x")) return spec_missing(f, where, "x", err);
-    if (!cfg_get(f, "y")) return spec_missing(f, where, "y", err);
-    if ((rc = spec_read_string(f, where, "x", &s, err)) ||
-        (rc = spec_read_string(f, where, "y", &s, err)) ||
-        (rc = spec_read_string(f, where, "xlabel", &s, err)) ||
-        (rc = spec_read_string(f, where, "ylabel", &s, err)) ||
-        (rc = spec_read_string(f, where, "table", &s, err)))
+    if (!cfg_get(f, "x")) return cfg_missing(f, where, "x", err);
+    if (!cfg_get(f, "y")) return cfg_missing(f, where, "y", err);
+    if ((rc = cfg_read_string(f, where, "x", &s, err)) ||
+        (rc = cfg_read_string(f, where, "y", &s, err)) ||
+        (rc = cfg_read_string(f, where, "xlabel", &s, err)) ||
+        (rc = cfg_read_string(f, where, "ylabel", &s, err)) ||
+        (rc = cfg_read_string(f, where, "table", &s, err)))
         return rc;
     const cfg_node *t = cfg_get(f, "table");
     if (t && strcmp(s, "none") && !table_named(tables, s))
@@ -391,8 +391,8 @@ static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx,
 static int check_report(const cfg_node *r, dp_err *err)
 {
     int rc;
-    if ((rc = spec_expect_map(r, "report", err)) ||
-        (rc = spec_check_keys(r, "report", REPORT_KEYS, COUNT(REPORT_KEYS), err)))
+    if ((rc = cfg_expect_map(r, "report", err)) ||
+        (rc = cfg_check_keys(r, "report", REPORT_KEYS, COUNT(REPORT_KEYS), err)))
         return rc;
     if (cfg_get(r, "claims") && (rc = check_claims(cfg_get(r, "claims"), cfg_get(r, "tables"), err)))
         return rc;
@@ -424,8 +424,8 @@ static int check_protocols(const cfg_node *p, dp_err *err)
         const cfg_node *one = p->items[i];
         char where[96];
         snprintf(where, sizeof where, "protocols.%s", one->key);
-        if ((rc = spec_expect_map(one, where, err)) ||
-            (rc = spec_check_keys(one, where, PROTOCOL_KEYS, COUNT(PROTOCOL_KEYS), err)))
+        if ((rc = cfg_expect_map(one, where, err)) ||
+            (rc = cfg_check_keys(one, where, PROTOCOL_KEYS, COUNT(PROTOCOL_KEYS), err)))
             return rc;
     }
     return 0;
@@ -437,13 +437,13 @@ int spec_check_document(const cfg_node *root, dp_err *err)
     int rc;
     if (!root || root->kind != CFG_MAP)
         return cfg_error(err, root, 0, "the document must be a mapping of keys");
-    if ((rc = spec_check_keys(root, "the experiment", DOC_KEYS, COUNT(DOC_KEYS), err))) return rc;
+    if ((rc = cfg_check_keys(root, "the experiment", DOC_KEYS, COUNT(DOC_KEYS), err))) return rc;
     if (!cfg_get(root, "experiment"))
         return cfg_error(err, root, 0,
                          "missing required key 'experiment' (the name of the results folder)");
     if ((rc = spec_check_experiment(root, err, &s)) ||
-        (rc = spec_read_string(root, "", "paper", &s, err)) ||
-        (rc = spec_read_string(root, "", "description", &s, err)))
+        (rc = cfg_read_string(root, "", "paper", &s, err)) ||
+        (rc = cfg_read_string(root, "", "description", &s, err)))
         return rc;
     const cfg_node *g = cfg_get(root, "grid");
     if (g && (rc = check_grid(g, "grid", err))) return rc;
@@ -459,8 +459,8 @@ int spec_check_document(const cfg_node *root, dp_err *err)
         const cfg_node *one = sc->items[i];
         char where[96];
         snprintf(where, sizeof where, "scales.%s", one->key);
-        if ((rc = spec_expect_map(one, where, err)) ||
-            (rc = spec_check_keys(one, where, DOC_KEYS, COUNT(DOC_KEYS), err)))
+        if ((rc = cfg_expect_map(one, where, err)) ||
+            (rc = cfg_check_keys(one, where, DOC_KEYS, COUNT(DOC_KEYS), err)))
             return rc;
         if (cfg_get(one, "scales"))
             return cfg_error(err, cfg_get(one, "scales"), 1, "%s: a scale cannot define scales",
@@ -470,5 +470,27 @@ int spec_check_document(const cfg_node *root, dp_err *err)
         if ((r = cfg_get(one, "report")) && (rc = check_report(r, err))) return rc;
         if (cfg_get(one, "experiment") && (rc = spec_check_experiment(one, err, &s))) return rc;
     }
+    return 0;
+}
+
+int spec_safe_name(const char *s)
+{
+    if (!*s || !strcmp(s, ".") || !strcmp(s, "..")) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '.' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+int spec_check_experiment(const cfg_node *root, dp_err *err, const char **name)
+{
+    const cfg_node *n = cfg_get(root, "experiment");
+    int rc = cfg_as_string(n, "experiment", name, err);
+    if (rc) return rc;
+    if (!spec_safe_name(*name) || strlen(*name) > 127)
+        return cfg_error(err, n, 0,
+                         "experiment '%.60s': use 1 to 127 letters, digits, '_', '.' or '-' "
+                         "(it names the results folder)", *name);
     return 0;
 }

@@ -36,10 +36,10 @@ static int read_layer(const cfg_node *n, size_t i, dp_layer_spec *out, dp_err *e
     snprintf(where, sizeof where, "model.layers[%zu]", i);
     int type = 0, rc;
     long v;
-    if ((rc = spec_expect_map(n, where, err)) ||
-        (rc = spec_check_keys(n, where, ALL_LAYER_KEYS, COUNT(ALL_LAYER_KEYS), err)) ||
-        (rc = spec_read_enum(n, where, "type", 1, 0, "layer type", LAYER_TYPES,
-                             COUNT(LAYER_TYPES), &type, err)))
+    if ((rc = cfg_expect_map(n, where, err)) ||
+        (rc = cfg_check_keys(n, where, ALL_LAYER_KEYS, COUNT(ALL_LAYER_KEYS), err)) ||
+        (rc = cfg_read_enum(n, where, "type", 1, 0, "layer type", LAYER_TYPES,
+                            COUNT(LAYER_TYPES), &type, err)))
         return rc;
     for (size_t k = 0; k < n->n_items; k++) {
         const char *key = n->items[k]->key;
@@ -54,23 +54,23 @@ static int read_layer(const cfg_node *n, size_t i, dp_layer_spec *out, dp_err *e
     switch (type) {
     case 0:
         out->kind = DP_LAYER_DENSE;
-        if ((rc = spec_read_int(n, where, "units", 1, 0, 1, 1000000, &v, err))) return rc;
+        if ((rc = cfg_read_int(n, where, "units", 1, 0, 1, 1000000, &v, err))) return rc;
         out->units = (int)v;
         break;
     case 1: {
         out->kind = DP_LAYER_CONV;
-        if ((rc = spec_read_int(n, where, "filters", 1, 0, 1, 100000, &v, err))) return rc;
+        if ((rc = cfg_read_int(n, where, "filters", 1, 0, 1, 100000, &v, err))) return rc;
         out->units = (int)v;
-        if ((rc = spec_read_int(n, where, "kernel", 1, 0, 1, 1024, &v, err))) return rc;
+        if ((rc = cfg_read_int(n, where, "kernel", 1, 0, 1, 1024, &v, err))) return rc;
         out->kernel = (int)v;
-        if ((rc = spec_read_int(n, where, "stride", 0, 1, 1, 1024, &v, err))) return rc;
+        if ((rc = cfg_read_int(n, where, "stride", 0, 1, 1, 1024, &v, err))) return rc;
         out->stride = (int)v;
         const cfg_node *pad = cfg_get(n, "padding");
         out->padding = 0;
         if (pad && pad->kind == CFG_SCALAR && !strcmp(pad->value, "same")) {
             out->padding = DP_PAD_SAME;
         } else if (pad && !(pad->kind == CFG_SCALAR && !strcmp(pad->value, "valid"))) {
-            if ((rc = spec_read_int(n, where, "padding", 0, 0, 0, 1024, &v, err))) {
+            if ((rc = cfg_read_int(n, where, "padding", 0, 0, 0, 1024, &v, err))) {
                 dp_err_hint(err, "padding is same, valid or a number of zeros on each side");
                 return rc;
             }
@@ -80,9 +80,9 @@ static int read_layer(const cfg_node *n, size_t i, dp_layer_spec *out, dp_err *e
     }
     case 2:
         out->kind = DP_LAYER_MAXPOOL;
-        if ((rc = spec_read_int(n, where, "kernel", 1, 0, 1, 1024, &v, err))) return rc;
+        if ((rc = cfg_read_int(n, where, "kernel", 1, 0, 1, 1024, &v, err))) return rc;
         out->kernel = (int)v;
-        if ((rc = spec_read_int(n, where, "stride", 0, out->kernel, 1, 1024, &v, err)))
+        if ((rc = cfg_read_int(n, where, "stride", 0, out->kernel, 1, 1024, &v, err)))
             return rc;
         out->stride = (int)v;
         break;
@@ -95,11 +95,11 @@ static int read_layer(const cfg_node *n, size_t i, dp_layer_spec *out, dp_err *e
     case 6: {
         out->kind = DP_LAYER_ACT;
         out->act.kind = DP_ACT_TSIGMOID;
-        const spec_range finite = {-INFINITY, INFINITY, 1, 1, "finite"};
-        const spec_range positive = {0, INFINITY, 1, 1, "> 0 and finite"};
-        if ((rc = spec_read_number(n, where, "s", 0, 2.0, positive, &out->act.s, err)) ||
-            (rc = spec_read_number(n, where, "t", 0, 2.0, positive, &out->act.t, err)) ||
-            (rc = spec_read_number(n, where, "o", 0, 1.0, finite, &out->act.o, err)))
+        const cfg_range finite = {-INFINITY, INFINITY, 1, 1, "finite"};
+        const cfg_range positive = {0, INFINITY, 1, 1, "> 0 and finite"};
+        if ((rc = cfg_read_number(n, where, "s", 0, 2.0, positive, &out->act.s, err)) ||
+            (rc = cfg_read_number(n, where, "t", 0, 2.0, positive, &out->act.t, err)) ||
+            (rc = cfg_read_number(n, where, "o", 0, 1.0, finite, &out->act.o, err)))
             return rc;
         break;
     }
@@ -112,7 +112,7 @@ int spec_read_layers(const cfg_node *model, run_spec *out, dp_err *err)
 {
     const cfg_node *ls = cfg_get(model, "layers");
     if (!ls) {
-        int rc = spec_missing(model, "model", "layers", err);
+        int rc = cfg_missing(model, "model", "layers", err);
         dp_err_hint(err, "model.type custom is a layer list, e.g. layers: [{type: flatten}, "
                          "{type: dense, units: 64}, {type: relu}, {type: dense, units: 10}]");
         return rc;

@@ -67,11 +67,11 @@ static int read_hidden(const cfg_node *model, run_spec *out, dp_err *err)
 int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
 {
     int idx = 0, act = 0, rc;
-    if ((rc = spec_check_keys(model, "model", MODEL_KEYS, COUNT(MODEL_KEYS), err)) ||
-        (rc = spec_read_enum(model, "model", "type", 1, 0, "model type", MODEL_TYPES,
-                             COUNT(MODEL_TYPES), &idx, err)) ||
-        (rc = spec_read_number(model, "model", "l2", 0, 0,
-                               (spec_range){0, INFINITY, 0, 1, ">= 0 and finite"}, &out->l2,
+    if ((rc = cfg_check_keys(model, "model", MODEL_KEYS, COUNT(MODEL_KEYS), err)) ||
+        (rc = cfg_read_enum(model, "model", "type", 1, 0, "model type", MODEL_TYPES,
+                            COUNT(MODEL_TYPES), &idx, err)) ||
+        (rc = cfg_read_number(model, "model", "l2", 0, 0,
+                              (cfg_range){0, INFINITY, 0, 1, ">= 0 and finite"}, &out->l2,
                                err)))
         return rc;
     snprintf(out->model_name, sizeof out->model_name, "%s", MODEL_TYPES[idx]);
@@ -85,11 +85,11 @@ int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
         out->loss = losses[idx];
         out->regression = idx >= 2;
         int init = 0;
-        if ((rc = spec_read_number(model, "model", "huber_delta", 0, 1.0,
-                                   (spec_range){0, INFINITY, 1, 1, "> 0 and finite"},
+        if ((rc = cfg_read_number(model, "model", "huber_delta", 0, 1.0,
+                                  (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"},
                                    &out->huber_delta, err)) ||
-            (rc = spec_read_enum(model, "model", "init", 0, 0, "initialization", INITS,
-                                 COUNT(INITS), &init, err)))
+            (rc = cfg_read_enum(model, "model", "init", 0, 0, "initialization", INITS,
+                                COUNT(INITS), &init, err)))
             return rc;
         out->train.init = init ? DP_INIT_UNIFORM_FAN_IN : DP_INIT_AS_GIVEN;
         if (cfg_get(model, "hidden") || cfg_get(model, "activation"))
@@ -119,8 +119,8 @@ int spec_read_model(const cfg_node *model, run_spec *out, dp_err *err)
     if (layers)
         return cfg_error(err, layers, 1, "model.layers needs model.type custom (%s is a "
                          "model by name)", out->model_name);
-    if ((rc = spec_read_enum(model, "model", "activation", 0, 0, "activation", ACTIVATIONS,
-                             COUNT(ACTIVATIONS), &act, err)) ||
+    if ((rc = cfg_read_enum(model, "model", "activation", 0, 0, "activation", ACTIVATIONS,
+                            COUNT(ACTIVATIONS), &act, err)) ||
         (rc = read_hidden(model, out, err)))
         return rc;
     snprintf(out->activation, sizeof out->activation, "%s", ACTIVATIONS[act]);

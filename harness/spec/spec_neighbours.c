@@ -74,8 +74,8 @@ int spec_read_neighbours(const cfg_node *root, run_spec *out, dp_err *err)
 {
     const cfg_node *privacy = cfg_get(root, "privacy"), *n = cfg_get(privacy, "neighbours");
     int idx = 0, rc;
-    if ((rc = spec_read_enum(privacy, "privacy", "neighbours", 0, 0, "neighbour relation",
-                             NAMES, COUNT(NAMES), &idx, err)))
+    if ((rc = cfg_read_enum(privacy, "privacy", "neighbours", 0, 0, "neighbour relation",
+                            NAMES, COUNT(NAMES), &idx, err)))
         return rc;
     spec_neighbours given = idx == 1 ? SPEC_NEIGHBOURS_REPLACE_ONE : SPEC_NEIGHBOURS_ADD_REMOVE;
     const spec_algorithm *a = out->algo;

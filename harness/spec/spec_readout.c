@@ -64,8 +64,8 @@ int spec_read_readout(const cfg_node *train, run_spec *out, dp_err *err)
     double epochs[SPEC_MAX_READOUTS];
     size_t ne;
     int rc;
-    if ((rc = spec_expect_map(r, "train.readout", err)) ||
-        (rc = spec_check_keys(r, "train.readout", READOUT_KEYS, COUNT(READOUT_KEYS), err)) ||
+    if ((rc = cfg_expect_map(r, "train.readout", err)) ||
+        (rc = cfg_check_keys(r, "train.readout", READOUT_KEYS, COUNT(READOUT_KEYS), err)) ||
         (rc = read_list(r, "epochs", 1, epochs, &ne, err)) ||
         (rc = read_list(r, "epsilon", 0, out->readout_epsilons, &out->n_readout_epsilons,
                         err)))

@@ -50,7 +50,8 @@
 #include "harness/drivers/convex.h"
 #include "harness/sweep/progress.h"
 #include "harness/sweep/runner.h"
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 static const char *const AUDIT_KEYS[] = {"trials",    "confidence", "seed",
                                          "statistic", "canary",     "neighbours"};
@@ -74,31 +75,31 @@ static int read_block(const cfg_node *root, audit_opts *o, dp_err *err)
     if (!a) return 0;
     long trials, seed;
     int stat = 0, nb = 0, rc;
-    if ((rc = spec_expect_map(a, "audit", err)) ||
-        (rc = spec_check_keys(a, "audit", AUDIT_KEYS, COUNT(AUDIT_KEYS), err)) ||
-        (rc = spec_read_int(a, "audit", "trials", 0, 1000, 10, 10000000, &trials, err)) ||
-        (rc = spec_read_number(a, "audit", "confidence", 0, 0.95,
-                               (spec_range){0, 1, 1, 1, "in (0, 1)"}, &o->confidence, err)) ||
-        (rc = spec_read_int(a, "audit", "seed", 0, 1, 0, LONG_MAX, &seed, err)) ||
-        (rc = spec_read_enum(a, "audit", "statistic", 0, 0, "statistic", STATISTICS,
-                             COUNT(STATISTICS), &stat, err)) ||
-        (rc = spec_read_enum(a, "audit", "neighbours", 0, 0, "neighbour relation", NEIGHBOURS,
-                             COUNT(NEIGHBOURS), &nb, err)))
+    if ((rc = cfg_expect_map(a, "audit", err)) ||
+        (rc = cfg_check_keys(a, "audit", AUDIT_KEYS, CFG_COUNT(AUDIT_KEYS), err)) ||
+        (rc = cfg_read_int(a, "audit", "trials", 0, 1000, 10, 10000000, &trials, err)) ||
+        (rc = cfg_read_number(a, "audit", "confidence", 0, 0.95,
+                              (cfg_range){0, 1, 1, 1, "in (0, 1)"}, &o->confidence, err)) ||
+        (rc = cfg_read_int(a, "audit", "seed", 0, 1, 0, LONG_MAX, &seed, err)) ||
+        (rc = cfg_read_enum(a, "audit", "statistic", 0, 0, "statistic", STATISTICS,
+                            CFG_COUNT(STATISTICS), &stat, err)) ||
+        (rc = cfg_read_enum(a, "audit", "neighbours", 0, 0, "neighbour relation", NEIGHBOURS,
+                            CFG_COUNT(NEIGHBOURS), &nb, err)))
         return rc;
     o->neighbours = (audit_neighbours)nb;
     o->trials = trials;
     o->seed = (uint64_t)seed;
     o->statistic = (audit_statistic)stat;
     const cfg_node *c = cfg_get(a, "canary");
-    if (c && ((rc = spec_expect_map(c, "audit.canary", err)) ||
-              (rc = spec_check_keys(c, "audit.canary", CANARY_KEYS, COUNT(CANARY_KEYS), err)) ||
-              (rc = spec_read_number(c, "audit.canary", "norm", 0, 0.0,
-                                     (spec_range){0, INFINITY, 1, 1, "> 0 and finite"},
+    if (c && ((rc = cfg_expect_map(c, "audit.canary", err)) ||
+              (rc = cfg_check_keys(c, "audit.canary", CANARY_KEYS, CFG_COUNT(CANARY_KEYS), err)) ||
+              (rc = cfg_read_number(c, "audit.canary", "norm", 0, 0.0,
+                                    (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"},
                                      &o->canary_norm, err))))
         return rc;
     int pair = 0;
-    if (c && (rc = spec_read_enum(c, "audit.canary", "pair", 0, 0, "canary pair", PAIRS,
-                                  COUNT(PAIRS), &pair, err)))
+    if (c && (rc = cfg_read_enum(c, "audit.canary", "pair", 0, 0, "canary pair", PAIRS,
+                                 CFG_COUNT(PAIRS), &pair, err)))
         return rc;
     o->pair = (audit_pair)pair;
     return 0;
@@ -126,8 +127,8 @@ static int check_run(const audit_set *a, const cfg_node *run, const run_spec *s,
         return cfg_error(err, algo, 1, "audit: no driver for %s", s->algorithm);
     if (s->algo->kind == SPEC_KIND_CONVEX) {
         double B;
-        int rc = spec_read_number(algo, "algorithm", "feature_bound", 0, 1.0,
-                                  (spec_range){0, INFINITY, 1, 1, "> 0 and finite"}, &B, err);
+        int rc = cfg_read_number(algo, "algorithm", "feature_bound", 0, 1.0,
+                                 (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"}, &B, err);
         if (rc) return rc;
         if (o->canary_norm > B)
             return cfg_error(err, cfg_get_path(a->doc.root, "audit.canary.norm"), 0,

@@ -28,7 +28,8 @@
 
 #include "algorithms/erm_exact.h"
 #include "harness/sweep/runner.h"
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
+#include "harness/spec/spec.h"
 
 static const char *const GAP_KEYS[] = {"reference_epochs"};
 
@@ -60,9 +61,9 @@ int optimality_read(const cfg_node *root, run_spec *out, dp_err *err)
     }
     long epochs;
     int rc;
-    if ((rc = spec_check_keys(n, "optimality_gap", GAP_KEYS, COUNT(GAP_KEYS), err)) ||
-        (rc = spec_read_int(n, "optimality_gap", "reference_epochs", 0,
-                            OPTIMALITY_REFERENCE_EPOCHS, 1, 100000, &epochs, err)))
+    if ((rc = cfg_check_keys(n, "optimality_gap", GAP_KEYS, CFG_COUNT(GAP_KEYS), err)) ||
+        (rc = cfg_read_int(n, "optimality_gap", "reference_epochs", 0,
+                           OPTIMALITY_REFERENCE_EPOCHS, 1, 100000, &epochs, err)))
         return rc;
     out->optimality_gap = (int)epochs;
     return 0;

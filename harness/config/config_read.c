@@ -1,18 +1,19 @@
-/* spec_check.c: the field readers spec.c and spec_document.c share (spec_int.h): keys
- * checked against a list with did-you-mean, typed reads with defaults and ranges, enums,
- * and the experiment name.
+/* config_read.c: typed reads of a document's fields (config.h, "Field readers"): keys
+ * checked against a list with did-you-mean, typed reads with defaults and ranges, enums.
+ * The schema (spec/), the drivers, the audit and the reference files all read with them,
+ * so every message about a field has one shape.
  *
  * Where errors point: an unknown key at the key, a missing key at its block's key (or the
  * document start for a top-level key), a wrong type or out-of-range value at the value.
  * Lists of known names in messages are cut at 255 characters (they stay one line).
  */
-#include "harness/spec/spec_int.h"
+#include "harness/config/config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-void spec_join_names(char *buf, size_t size, const char *const *names, size_t n)
+void cfg_join_names(char *buf, size_t size, const char *const *names, size_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -24,8 +25,8 @@ void spec_join_names(char *buf, size_t size, const char *const *names, size_t n)
 }
 
 /* Every key of map must be one of known. `where` names the map in the message. */
-int spec_check_keys(const cfg_node *map, const char *where, const char *const *known,
-                    size_t n, dp_err *err)
+int cfg_check_keys(const cfg_node *map, const char *where, const char *const *known,
+                   size_t n, dp_err *err)
 {
     for (size_t i = 0; i < map->n_items; i++) {
         const cfg_node *e = map->items[i];
@@ -37,14 +38,14 @@ int spec_check_keys(const cfg_node *map, const char *where, const char *const *k
             return cfg_error(err, e, 1, "unknown key '%s' in %s; did you mean '%s'?", e->key,
                              where, s);
         char list[256];
-        spec_join_names(list, sizeof list, known, n);
+        cfg_join_names(list, sizeof list, known, n);
         return cfg_error(err, e, 1, "unknown key '%s' in %s (known keys: %s)", e->key, where,
                          list);
     }
     return 0;
 }
 
-int spec_expect_map(const cfg_node *n, const char *what, dp_err *err)
+int cfg_expect_map(const cfg_node *n, const char *what, dp_err *err)
 {
     if (n->kind == CFG_MAP) return 0;
     return cfg_error(err, n, 0, "%s: expected a map of settings (key: value), got %s", what,
@@ -59,20 +60,20 @@ static void field_name(char *buf, size_t size, const char *bname, const char *ke
     snprintf(buf, size, "%s%s%s", bname, *bname ? "." : "", key);
 }
 
-int spec_missing(const cfg_node *blk, const char *bname, const char *key, dp_err *err)
+int cfg_missing(const cfg_node *blk, const char *bname, const char *key, dp_err *err)
 {
     if (!*bname) return cfg_error(err, blk, 0, "missing required key '%s'", key);
     return cfg_error(err, blk, 1, "%s: missing required key '%s'", bname, key);
 }
 
-int spec_read_number(const cfg_node *blk, const char *bname, const char *key, int required,
-                     double def, spec_range r, double *out, dp_err *err)
+int cfg_read_number(const cfg_node *blk, const char *bname, const char *key, int required,
+                    double def, cfg_range r, double *out, dp_err *err)
 {
     char what[128];
     field_name(what, sizeof what, bname, key);
     const cfg_node *n = cfg_get(blk, key);
     if (!n) {
-        if (required) return spec_missing(blk, bname, key, err);
+        if (required) return cfg_missing(blk, bname, key, err);
         *out = def;
         return 0;
     }
@@ -84,14 +85,14 @@ int spec_read_number(const cfg_node *blk, const char *bname, const char *key, in
     return 0;
 }
 
-int spec_read_int(const cfg_node *blk, const char *bname, const char *key, int required,
-                  long def, long lo, long hi, long *out, dp_err *err)
+int cfg_read_int(const cfg_node *blk, const char *bname, const char *key, int required,
+                 long def, long lo, long hi, long *out, dp_err *err)
 {
     char what[128];
     field_name(what, sizeof what, bname, key);
     const cfg_node *n = cfg_get(blk, key);
     if (!n) {
-        if (required) return spec_missing(blk, bname, key, err);
+        if (required) return cfg_missing(blk, bname, key, err);
         *out = def;
         return 0;
     }
@@ -103,16 +104,16 @@ int spec_read_int(const cfg_node *blk, const char *bname, const char *key, int r
 }
 
 /* A string that must be one of names; *idx gets its index (def when absent). */
-int spec_read_enum(const cfg_node *blk, const char *bname, const char *key, int required,
-                   int def, const char *noun, const char *const *names, size_t n, int *idx,
-                   dp_err *err)
+int cfg_read_enum(const cfg_node *blk, const char *bname, const char *key, int required,
+                  int def, const char *noun, const char *const *names, size_t n, int *idx,
+                  dp_err *err)
 {
     char what[128];
     const char *s;
     field_name(what, sizeof what, bname, key);
     const cfg_node *v = cfg_get(blk, key);
     if (!v) {
-        if (required) return spec_missing(blk, bname, key, err);
+        if (required) return cfg_missing(blk, bname, key, err);
         *idx = def;
         return 0;
     }
@@ -124,7 +125,7 @@ int spec_read_enum(const cfg_node *blk, const char *bname, const char *key, int 
             return 0;
         }
     char list[256];
-    spec_join_names(list, sizeof list, names, n);
+    cfg_join_names(list, sizeof list, names, n);
     const char *sug = cfg_suggest(s, names, n);
     if (sug)
         return cfg_error(err, v, 0, "unknown %s '%s'; did you mean '%s'? (known: %s)", noun, s,
@@ -132,8 +133,8 @@ int spec_read_enum(const cfg_node *blk, const char *bname, const char *key, int 
     return cfg_error(err, v, 0, "unknown %s '%s' (known: %s)", noun, s, list);
 }
 
-int spec_read_string(const cfg_node *blk, const char *bname, const char *key,
-                     const char **out, dp_err *err)
+int cfg_read_string(const cfg_node *blk, const char *bname, const char *key,
+                    const char **out, dp_err *err)
 {
     char what[128];
     const cfg_node *v = cfg_get(blk, key);
@@ -141,26 +142,4 @@ int spec_read_string(const cfg_node *blk, const char *bname, const char *key,
     if (!v) return 0;
     field_name(what, sizeof what, bname, key);
     return cfg_as_string(v, what, out, err);
-}
-
-int spec_safe_name(const char *s)
-{
-    if (!*s || !strcmp(s, ".") || !strcmp(s, "..")) return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '.' || *s == '-'))
-            return 0;
-    return 1;
-}
-
-int spec_check_experiment(const cfg_node *root, dp_err *err, const char **name)
-{
-    const cfg_node *n = cfg_get(root, "experiment");
-    int rc = cfg_as_string(n, "experiment", name, err);
-    if (rc) return rc;
-    if (!spec_safe_name(*name) || strlen(*name) > 127)
-        return cfg_error(err, n, 0,
-                         "experiment '%.60s': use 1 to 127 letters, digits, '_', '.' or '-' "
-                         "(it names the results folder)", *name);
-    return 0;
 }
