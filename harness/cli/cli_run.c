@@ -214,7 +214,7 @@ static int prepare(sweep *s, dp_err *err)
                 o->accountant_kind == sp->accountant_kind && o->neighbours == sp->neighbours &&
                 !o->has_noise_multiplier && o->epsilon == sp->epsilon && o->delta == sp->delta &&
                 o->train.batch_size == sp->train.batch_size &&
-                runner_train_size(o) == runner_train_size(sp) &&
+                o->n_train == sp->n_train &&
                 runner_planned_steps(o) == runner_planned_steps(sp)) {
                 sp->train.noise_multiplier = o->train.noise_multiplier;
                 goto calibrated;

@@ -1,5 +1,5 @@
 /* driver_common.h: what the drivers of the convex private algorithms share
- * (driver_output.c, driver_rrpsgd.c, driver_bassily.c, driver_input.c): the train block
+ * (output_pert.c, rrpsgd.c, bassily.c, input_pert.c): the train block
  * they accept, the public feature bound, the data sets as the algorithms read them, a
  * stand-in model for checks before any data exist, and the privacy part of the record.
  */
@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "algorithms/convex_common.h"
-#include "harness/drivers/convex.h"
+#include "harness/drivers/driver.h"
 
 /* The train block of a driver that takes its settings from algorithm.* keys: absent, or
  * a map of the first-order train keys (so a grid may share it with first-order

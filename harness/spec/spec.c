@@ -104,7 +104,7 @@
  */
 #include "harness/spec/spec.h"
 
-#include "harness/drivers/convex.h"
+#include "harness/drivers/driver.h"
 #include "harness/sweep/optimality.h"
 #include "harness/spec/spec_int.h"
 
@@ -437,13 +437,13 @@ static int check_privacy_target(const cfg_node *root, const cfg_node *algo,
     return 0;
 }
 
-/* An algorithm with its own driver (convex.h): linear models, and deep models when the
+/* An algorithm with its own driver (driver.h): linear models, and deep models when the
  * driver has run_deep; its driver checks the algorithm and train blocks; epsilon and
  * seed as for every run. */
 static int read_convex_run(const cfg_node *root, const cfg_node *model, run_spec *out,
                            dp_err *err)
 {
-    const convex_driver *drv = convex_find(out->algorithm);
+    const driver *drv = driver_find(out->algorithm);
     long seed;
     int rc;
     if (!drv)
@@ -530,7 +530,7 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         (rc = spec_read_algorithm(algo, out, err)))
         return rc;
     if (!out->algo->private_) out->secure_noise = 0; /* no mechanism, nothing to secure */
-    if (out->algo->kind == SPEC_KIND_CONVEX)
+    if (out->algo->kind == SPEC_KIND_DRIVER)
         return read_convex_run(root, model, out, err);
     if ((rc = need_block(root, "train", 1, &train, err)) ||
         (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->algo->full_batch,

@@ -21,9 +21,9 @@
 #define SPEC_MAX_LAYERS 32
 
 /* How the harness runs an algorithm: the first-order loop of algorithms/train.h (most of
- * them), or its own driver in run_convex.c (linear-model algorithms whose structure is
+ * them), or its own driver (harness/drivers/) (linear-model algorithms whose structure is
  * not a gradient loop: exact ERM, output/objective/input perturbation, RRPSGD, ...). */
-typedef enum { SPEC_KIND_FIRST_ORDER = 0, SPEC_KIND_CONVEX = 1 } spec_algorithm_kind;
+typedef enum { SPEC_KIND_FIRST_ORDER = 0, SPEC_KIND_DRIVER = 1 } spec_algorithm_kind;
 
 /* The neighbour relation a private run's guarantee is for (privacy.neighbours,
  * spec_neighbours.c). */

@@ -76,38 +76,38 @@ static const spec_algorithm ALGORITHMS[] = {
      "exact ERM (non-private reference): Newton to ||grad F|| <= 1e-10 on the regularized "
      "training objective of any linear model; F(w*) of every optimality gap",
      "Zhang17 §5 and InputPert §5 (optimality gap F(w) - F(w*)); Nocedal & Wright Alg. 3.1",
-     0, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX, ""},
+     0, DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, ""},
     {"objective_perturbation",
      "objective perturbation: exact minimizer of F(w) + b.w/n + Delta/2 ||w||^2, Gaussian b "
      "((eps, delta)) or laplace-type b (eps-DP), binary logistic",
      "Kifer, Smith & Thakurta 2012 Thm 2; Chaudhuri, Monteleoni & Sarwate 2011 Alg. 2", 1,
-     DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX, "mechanism feature_bound noise"},
+     DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, "mechanism feature_bound noise"},
     {"output_perturbation",
      "output-perturbation GD: T full-batch GD steps, then Gaussian or high-dimensional "
      "Laplace noise on the weights scaled to GD's sensitivity",
-     "Zhang17 Alg. 1, Lemmas 2-3, Thms 2-3", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX,
+     "Zhang17 Alg. 1, Lemmas 2-3, Thms 2-3", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER,
      "mechanism feature_bound norm_bound iterations step_size noise"},
     {"dp_sgd_bassily",
      "private SGD of Bassily et al.: uniform b-subsets, clipping at the loss's Lipschitz "
      "bound, Gaussian noise of Lemma 15.5, T = (n/b)^2 steps of a/sqrt(t) or 1/(mu t)",
      "Bassily et al. 2014; Lecture15 Alg. 3, Lemmas 15.4-15.7; Zhang17 §4 (b = 50)", 1,
-     DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
+     DP_UPDATE_SGD, 0, 0, SPEC_KIND_DRIVER,
      "batch_size feature_bound iterations norm_bound step_size clip noise"},
     {"rrpsgd",
      "random round private SGD: one example and Gaussian noise per step, stopped at a round "
      "R drawn uniformly from {1..n^2}",
-     "Zhang17 Alg. 2, Thms 4-5", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_CONVEX,
+     "Zhang17 Alg. 2, Thms 4-5", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_DRIVER,
      "feature_bound rounds step_size clip noise"},
     {"input_perturbation",
      "input perturbation: Gaussian noise added once to every training feature vector, then "
      "plain full-batch GD on the perturbed data",
-     "InputPert Alg. 1, Thm 1 (eq. 9)", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX,
+     "InputPert Alg. 1, Thm 1 (eq. 9)", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER,
      "iterations step_size feature_bound constant_c noise"},
     {"wang17_gd",
      "gradient perturbation of Wang et al.: T full-batch GD steps, Gaussian noise on every "
      "averaged gradient, calibrated exactly to (eps, delta) for replace-one neighbours",
      "Wang, Ye & Xu 2017 (NeurIPS), §6 DP-GD, Thm 6.2 (eta = 1/beta, T ~ (beta/mu) log)", 1,
-     DP_UPDATE_SGD, 0, 1, SPEC_KIND_CONVEX, "iterations step_size feature_bound clip noise"},
+     DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, "iterations step_size feature_bound clip noise"},
 };
 
 /* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */
@@ -201,8 +201,8 @@ int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err)
             return rc;
         tc->dplis_samples = (int)k;
     }
-    /* A driver's algorithm (convex.h) reads its own clip, if it takes one. */
-    if (!takes(a, "clip") || a->kind == SPEC_KIND_CONVEX) {
+    /* A driver's algorithm (driver.h) reads its own clip, if it takes one. */
+    if (!takes(a, "clip") || a->kind == SPEC_KIND_DRIVER) {
         tc->clip = INFINITY;
         tc->noise_multiplier = 0;
         return 0;

@@ -60,7 +60,7 @@ static int convex_has_add_remove(const char *name)
 const char *spec_algorithm_neighbours(const spec_algorithm *a)
 {
     if (!a->private_) return "none (non-private)";
-    if (a->kind == SPEC_KIND_CONVEX)
+    if (a->kind == SPEC_KIND_DRIVER)
         return convex_has_add_remove(a->name)
                    ? "replace_one (default; add_remove with mechanism: gaussian)"
                    : "replace_one (its theorem's; add_remove has no analysis)";
@@ -83,7 +83,7 @@ int spec_read_neighbours(const cfg_node *root, run_spec *out, dp_err *err)
         out->neighbours = n ? given : SPEC_NEIGHBOURS_ADD_REMOVE;
         return 0;
     }
-    if (a->kind == SPEC_KIND_CONVEX) {
+    if (a->kind == SPEC_KIND_DRIVER) {
         out->neighbours = n ? given : SPEC_NEIGHBOURS_REPLACE_ONE;
         if (out->neighbours == SPEC_NEIGHBOURS_ADD_REMOVE && !convex_has_add_remove(a->name))
             return cfg_error(err, n, 0,

@@ -29,7 +29,7 @@
  *   the canary's label, minus the mean row for softmax, times its sign for logistic), or
  *   minus the canary's loss under them; larger means "canary present".
  * - Trials run in this process through the library's own trainers: dp_train_linear for
- *   the first-order algorithms, the convex drivers' run() (convex.c) for the others, with
+ *   the first-order algorithms, the convex drivers' run() (driver.c) for the others, with
  *   trial seeds from splitmix64(audit seed, side, trial): every trial draws fresh noise
  *   and batches. Full-batch training takes every row it is given (n or n + 1). The
  *   first-order algorithms keep the noise calibrated for D (n rows), as a run of the
@@ -47,7 +47,7 @@
 
 #include "algorithms/models/linear.h"
 #include "algorithms/train.h"
-#include "harness/drivers/convex.h"
+#include "harness/drivers/driver.h"
 #include "harness/sweep/progress.h"
 #include "harness/sweep/runner.h"
 #include "harness/config/config.h"
@@ -123,9 +123,9 @@ static int check_run(const audit_set *a, const cfg_node *run, const run_spec *s,
         return cfg_error(err, cfg_get(cfg_get(run, "model"), "type"), 0, "audit: the canary "
                          "is crafted for linear classifiers; model.type must be logistic or "
                          "softmax, got %s", s->model_name);
-    if (s->algo->kind == SPEC_KIND_CONVEX && !convex_find(s->algorithm))
+    if (s->algo->kind == SPEC_KIND_DRIVER && !driver_find(s->algorithm))
         return cfg_error(err, algo, 1, "audit: no driver for %s", s->algorithm);
-    if (s->algo->kind == SPEC_KIND_CONVEX) {
+    if (s->algo->kind == SPEC_KIND_DRIVER) {
         double B;
         int rc = cfg_read_number(algo, "algorithm", "feature_bound", 0, 1.0,
                                  (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"}, &B, err);
@@ -256,7 +256,7 @@ typedef struct audit_ctx {
     const audit_set *set;
     const cfg_node *run;
     const run_spec *s;
-    const convex_driver *drv;  /* convex algorithms, else NULL */
+    const driver *drv;  /* convex algorithms, else NULL */
     const dp_dataset *data, *te; /* D and the test set */
     const dp_dataset *d0;      /* the side without the canary: D, or D + relabelled canary */
     dp_dataset d1;             /* D plus the canary, last row */
@@ -418,7 +418,7 @@ int audit_set_run_one(audit_set *a, size_t i, audit_result *r, dp_err *err)
     c.set = a;
     c.run = run;
     c.s = s;
-    c.drv = s->algo->kind == SPEC_KIND_CONVEX ? convex_find(s->algorithm) : NULL;
+    c.drv = s->algo->kind == SPEC_KIND_DRIVER ? driver_find(s->algorithm) : NULL;
     int rc = 0;
     if (s->bound) {
         c.data = &s->bound->train;
@@ -426,7 +426,7 @@ int audit_set_run_one(audit_set *a, size_t i, audit_result *r, dp_err *err)
     } else {
         rc = dp_synthetic_make(&all, &s->synthetic, err);
         if (rc == 0)
-            rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train, &test,
+            rc = dp_dataset_split(&all, s->n_train, s->synthetic.seed, &train, &test,
                                   err);
         c.data = &train;
         c.te = &test;

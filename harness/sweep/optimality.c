@@ -98,7 +98,7 @@ static int same_problem(const run_spec *a, const run_spec *b)
     const dp_synthetic_params *p = &a->synthetic, *q = &b->synthetic;
     return p->n == q->n && p->d == q->d && p->n_classes == q->n_classes &&
            p->margin == q->margin && p->label_noise == q->label_noise && p->seed == q->seed &&
-           runner_train_size(a) == runner_train_size(b);
+           a->n_train == b->n_train;
 }
 
 /* f_star for spec s: F(w*) of a linear model, F_ref of a deep one. */
@@ -113,7 +113,7 @@ static int solve(const run_spec *s, double *f_star, dp_err *err)
     } else {
         rc = dp_synthetic_make(&all, &s->synthetic, err);
         if (rc == 0)
-            rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train,
+            rc = dp_dataset_split(&all, s->n_train, s->synthetic.seed, &train,
                                   &test, err);
     }
     if (rc == 0 && s->deep)

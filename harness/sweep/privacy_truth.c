@@ -30,7 +30,7 @@ void privacy_truth_first_order(const run_spec *s, long steps, double claimed, js
         return;
     }
     int replace = s->neighbours == SPEC_NEIGHBOURS_REPLACE_ONE, rc = 0;
-    size_t n = runner_train_size(s), b = s->train.batch_size;
+    size_t n = s->n_train, b = s->train.batch_size;
     double q = n ? (double)b / (double)n : 1.0;
     const char *name = NULL;
     char note[DP_ERR_MSG_MAX + 64] = "";
@@ -128,7 +128,7 @@ void privacy_truth_as_published(const run_spec *s, long steps, double claimed, d
                       "gradient, not each example's: nothing bounds one example's influence, "
                       "so no epsilon holds; epsilon_data_dependent and epsilon_worst_case "
                       "estimate what the run spent");
-    size_t n = runner_train_size(s), b = s->train.batch_size;
+    size_t n = s->n_train, b = s->train.batch_size;
     double q = n ? (double)b / (double)n : 1.0;
     double sigma_c = s->train.noise_multiplier * s->train.clip; /* std on the batch sum */
     double row = s->deep || s->regression ? NAN : domain_row_norm(s);

@@ -9,7 +9,7 @@
 #include "algorithms/models/model.h"
 #include "algorithms/privacy/accountant.h"
 #include "algorithms/train_model.h"
-#include "harness/drivers/convex.h"
+#include "harness/drivers/driver.h"
 #include "harness/sweep/optimality.h"
 #include "harness/sweep/privacy_truth.h"
 #include "harness/sweep/progress.h"
@@ -17,16 +17,11 @@
 #define COUNT_READOUTS (SPEC_MAX_READOUTS * 2)
 #include "harness/env/provenance.h"
 
-size_t runner_train_size(const run_spec *s)
-{
-    return s->n_train;
-}
-
 /* Steps of one epoch, as the trainer counts them (train_common.c). */
 static long steps_per_epoch(const run_spec *s)
 {
     if (s->train.batch_size == 0) return 1; /* a driver's own iterations */
-    size_t n = runner_train_size(s), b = s->train.batch_size;
+    size_t n = s->n_train, b = s->train.batch_size;
     /* a shuffled pass that keeps its partial batch takes ceil(n / b) steps */
     size_t per_epoch = s->train.sampling == DP_SAMPLING_SHUFFLE &&
                                s->train.partial_batch == DP_PARTIAL_KEEP
@@ -53,7 +48,7 @@ int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err)
     if (!is_private(s) || s->has_noise_multiplier || !isfinite(s->epsilon) ||
         s->data_missing[0])
         return 0;
-    double q = (double)s->train.batch_size / (double)runner_train_size(s);
+    double q = (double)s->train.batch_size / (double)s->n_train;
     double sigma;
     int rc = dp_accountant_sigma(s->accountant_kind, q, runner_planned_steps(s), s->delta,
                                  s->epsilon, &sigma, err);
@@ -124,7 +119,7 @@ static double privacy_spent(const run_spec *s, dp_accountant a, long steps, char
         return INFINITY;
     }
     snprintf(accountant, size, "%s: %s", name, dp_accountant_description(a));
-    double q = (double)s->train.batch_size / (double)runner_train_size(s), eps;
+    double q = (double)s->train.batch_size / (double)s->n_train, eps;
     dp_err err;
     if (steps < 1) return 0.0;
     if (dp_accountant_epsilon(a, q, s->train.noise_multiplier * spec_accountant_noise_factor(s, a),
@@ -162,7 +157,7 @@ int runner_plan_readouts(run_spec *s, const cfg_node *train, dp_err *err)
             dp_err e2;
             double sigma = s->train.noise_multiplier *
                            spec_accountant_noise_factor(s, s->accountant_kind);
-            double q = (double)s->train.batch_size / (double)runner_train_size(s);
+            double q = (double)s->train.batch_size / (double)s->n_train;
             int rc = dp_accountant_steps(s->accountant_kind, q, sigma, s->delta, target,
                                          100000000L, &most, &e2);
             char need[96] = "";
@@ -267,7 +262,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     dp_linear model = {0};
     dp_model deep = {0};
     dp_train_result res = {0};
-    json_t *driver_metrics = NULL; /* a convex driver's own metrics (convex.h) */
+    json_t *driver_metrics = NULL; /* a convex driver's own metrics (driver.h) */
     const char *status = "failed";
     /* Real data were loaded and split once by the parent (data_cache.c); the worker reads
      * them in place. Synthetic data are generated here, per run (cheap, and seeded). */
@@ -279,10 +274,10 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     } else {
         rc = dp_synthetic_make(&all, &s->synthetic, &err);
         if (rc == 0)
-            rc = dp_dataset_split(&all, runner_train_size(s), s->synthetic.seed, &train, &test,
+            rc = dp_dataset_split(&all, s->n_train, s->synthetic.seed, &train, &test,
                                   &err);
     }
-    int convex = s->algo && s->algo->kind == SPEC_KIND_CONVEX;
+    int convex = s->algo && s->algo->kind == SPEC_KIND_DRIVER;
     /* The trainer also evaluates at the read-outs' epochs (each once). */
     dp_train_cfg tc = s->train;
     int eval_epochs[COUNT_READOUTS];
@@ -297,7 +292,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
          * (0): 512. */
         size_t b = s->train.batch_size ? s->train.batch_size : 512;
         size_t max_batch = b < 512 ? b : 512;
-        const convex_driver *drv = convex ? convex_find(s->algorithm) : NULL;
+        const driver *drv = convex ? driver_find(s->algorithm) : NULL;
         rc = spec_build_model(s, tr->n_classes, max_batch, &deep, &err);
         if (rc == 0 && convex) {
             driver_metrics = json_object();
@@ -310,7 +305,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
                                 te->n, &res, &err);
         }
     } else if (rc == 0 && convex) {
-        const convex_driver *drv = convex_find(s->algorithm);
+        const driver *drv = driver_find(s->algorithm);
         driver_metrics = json_object();
         if (!drv || !driver_metrics)
             rc = dp_err_set(&err, DP_ENOMEM, "no driver for %s", s->algorithm);

@@ -14,9 +14,6 @@
 
 /* Number of optimizer steps a spec will take: epochs * max(1, n_train / batch_size). */
 long runner_planned_steps(const run_spec *s);
-/* Training examples of a spec's dataset: synthetic n - round(n * test_fraction); real
- * data: the bound training set's size (spec_bind_data). */
-size_t runner_train_size(const run_spec *s);
 
 /* For private runs with a target epsilon: find the noise multiplier (RDP accountant,
  * Poisson rate q = b / n_train over the planned steps) and store it in s->train.

@@ -125,7 +125,7 @@ uint64_t shard_model_work(const run_spec *s)
 uint64_t shard_run_cost(const run_spec *s, uint64_t model_work)
 {
     uint64_t examples = mul_sat((uint64_t)(s->train.epochs > 0 ? s->train.epochs : 1),
-                                (uint64_t)runner_train_size(s));
+                                (uint64_t)s->n_train);
     uint64_t c = mul_sat(examples, model_work ? model_work : 1);
     return s->train.algorithm == DP_ALGO_DP_SGD ? mul_sat(c, 2) : c;
 }

@@ -92,7 +92,7 @@ START_TEST(opt_1_2_prepare)
     /* The reference: the runner's split of the same synthetic data, solved directly. */
     dp_dataset all = {0}, tr = {0}, te = {0};
     ck_assert_int_eq(dp_synthetic_make(&all, &s[0].synthetic, &e), 0);
-    ck_assert_int_eq(dp_dataset_split(&all, runner_train_size(&s[0]), s[0].synthetic.seed,
+    ck_assert_int_eq(dp_dataset_split(&all, s[0].n_train, s[0].synthetic.seed,
                                       &tr, &te, &e), 0);
     dp_linear m;
     ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, tr.d, 2, 0.01, &e), 0);
@@ -192,7 +192,7 @@ static void split(const run_spec *s, dp_dataset *all, dp_dataset *tr, dp_dataset
 {
     dp_err e;
     ck_assert_int_eq(dp_synthetic_make(all, &s->synthetic, &e), 0);
-    ck_assert_int_eq(dp_dataset_split(all, runner_train_size(s), s->synthetic.seed, tr, te, &e),
+    ck_assert_int_eq(dp_dataset_split(all, s->n_train, s->synthetic.seed, tr, te, &e),
                      0);
 }
 

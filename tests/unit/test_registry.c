@@ -28,7 +28,7 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
         if (!strcmp(algos[i].name, algorithm)) {
             private_algo = algos[i].private_;
             full = algos[i].full_batch;
-            convex = algos[i].kind == SPEC_KIND_CONVEX;
+            convex = algos[i].kind == SPEC_KIND_DRIVER;
         }
     /* a convex driver takes its budget as epsilon and its own keys (none required) */
     const char *algo_extra = !convex && private_algo ? ", clip: 1.0, noise_multiplier: 1.0" : "";

@@ -149,7 +149,7 @@ START_TEST(cost_proxy)
     ck_assert_int_eq(spec_from_config(g.runs[0].config, &s, &err), 0);
     grid_destroy(&g);
     cfg_doc_destroy(&doc);
-    ck_assert_uint_eq(runner_train_size(&s), 800); /* the default test_fraction 0.2 */
+    ck_assert_uint_eq(s.n_train, 800); /* the default test_fraction 0.2 */
     uint64_t w = shard_model_work(&s);
     ck_assert_uint_eq(w, 3 * 11);
     ck_assert_uint_eq(shard_run_cost(&s, w), 5ULL * 800 * 33);

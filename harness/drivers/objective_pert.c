@@ -1,4 +1,4 @@
-/* driver_objective.c: the objective_perturbation driver (algorithms/objective_pert.h:
+/* objective_pert.c: the objective_perturbation driver (algorithms/objective_pert.h:
  * Chaudhuri et al. 2011 Alg. 2 and Kifer et al. 2012 Thm 2 for binary logistic models).
  *
  *   algorithm.mechanism      gaussian (default: Kifer et al. Thm 2, (eps, delta)-DP with
@@ -9,7 +9,7 @@
  *   algorithm.noise          on (default) | off: DEBUG ONLY, b = 0 and no extra l2, so
  *                            the run is erm_exact's; the record says noise "off" and
  *                            epsilon_spent is null (infinite)
- *   train                    ignored when present (nothing iterates; see driver_erm.c)
+ *   train                    ignored when present (nothing iterates; see erm_exact.c)
  * model.type must be logistic (a config error at model.type says why otherwise).
  */
 #include <math.h>
@@ -17,7 +17,7 @@
 
 #include "algorithms/objective_pert.h"
 #include "harness/drivers/driver_common.h"
-#include "harness/drivers/driver_erm.h"
+#include "harness/drivers/erm_exact.h"
 #include "harness/config/config.h"
 #include "harness/spec/spec.h"
 
@@ -129,5 +129,5 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     return 0;
 }
 
-const convex_driver convex_objective_perturbation = {"objective_perturbation", check, run,
+const driver driver_objective_perturbation = {"objective_perturbation", check, run,
                                                      NULL};

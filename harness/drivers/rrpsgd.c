@@ -1,4 +1,4 @@
-/* driver_rrpsgd.c: the rrpsgd driver (Zhang17 Alg. 2, Thms 4-5; algorithms/rrpsgd.h).
+/* rrpsgd.c: the rrpsgd driver (Zhang17 Alg. 2, Thms 4-5; algorithms/rrpsgd.h).
  *
  *   algorithm.feature_bound  B: every training row has ||x|| <= B (checked), default 1
  *   algorithm.clip           deep models only, required: the Lipschitz bound L that
@@ -170,4 +170,4 @@ static int run_deep(const cfg_node *root, const run_spec *s, const dp_dataset *t
     return 0;
 }
 
-const convex_driver convex_rrpsgd = {"rrpsgd", check, run, run_deep};
+const driver driver_rrpsgd = {"rrpsgd", check, run, run_deep};

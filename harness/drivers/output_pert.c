@@ -1,4 +1,4 @@
-/* driver_output.c: the output_perturbation driver (Zhang17 Alg. 1, algorithms/output_pert.h).
+/* output_pert.c: the output_perturbation driver (Zhang17 Alg. 1, algorithms/output_pert.h).
  *
  *   algorithm.mechanism      gaussian (default: (eps, delta)-DP with privacy.delta, as
  *                            Zhang17's Table 3 ran it) | laplace (eps-DP, delta 0)
@@ -143,4 +143,4 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     return 0;
 }
 
-const convex_driver convex_output_perturbation = {"output_perturbation", check, run, NULL};
+const driver driver_output_perturbation = {"output_perturbation", check, run, NULL};

@@ -1,4 +1,4 @@
-/* driver_input.c: the input_perturbation driver (InputPert Alg. 1, Thm 1;
+/* input_pert.c: the input_perturbation driver (InputPert Alg. 1, Thm 1;
  * algorithms/input_pert.h).
  *
  *   algorithm.iterations     T GD steps on the perturbed data, required (sigma^2 grows
@@ -152,4 +152,4 @@ static int run_deep(const cfg_node *root, const run_spec *s, const dp_dataset *t
     return 0;
 }
 
-const convex_driver convex_input_perturbation = {"input_perturbation", check, run, run_deep};
+const driver driver_input_perturbation = {"input_perturbation", check, run, run_deep};

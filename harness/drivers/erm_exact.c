@@ -1,4 +1,4 @@
-/* driver_erm.c: the erm_exact driver (algorithms/erm_exact.h): the non-private exact
+/* erm_exact.c: the erm_exact driver (algorithms/erm_exact.h): the non-private exact
  * minimizer of the run's regularized training objective F(w) = (1/n) sum_i loss_i(w) +
  * mu/2 ||w||^2 (Zhang17 §5 and InputPert §5 measure optimality gaps against it), for
  * every linear model (logistic, softmax, squared, Huber).
@@ -18,7 +18,7 @@
 #include "algorithms/convex_common.h"
 #include "algorithms/erm_exact.h"
 #include "harness/drivers/driver_common.h"
-#include "harness/drivers/driver_erm.h"
+#include "harness/drivers/erm_exact.h"
 #include "harness/config/config.h"
 #include "harness/spec/spec.h"
 
@@ -80,4 +80,4 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     return 0;
 }
 
-const convex_driver convex_erm_exact = {"erm_exact", check, run, NULL};
+const driver driver_erm_exact = {"erm_exact", check, run, NULL};

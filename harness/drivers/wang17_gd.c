@@ -1,4 +1,4 @@
-/* driver_wang17.c: the wang17_gd driver (Wang, Ye & Xu 2017, §6 DP-GD;
+/* wang17_gd.c: the wang17_gd driver (Wang, Ye & Xu 2017, §6 DP-GD;
  * algorithms/wang17_gd.h).
  *
  *   algorithm.iterations     T GD steps, overriding the theorem's (recorded as a warning);
@@ -168,4 +168,4 @@ static int run_deep(const cfg_node *root, const run_spec *s, const dp_dataset *t
     return 0;
 }
 
-const convex_driver convex_wang17_gd = {"wang17_gd", check, run, run_deep};
+const driver driver_wang17_gd = {"wang17_gd", check, run, run_deep};

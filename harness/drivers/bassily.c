@@ -1,4 +1,4 @@
-/* driver_bassily.c: the dp_sgd_bassily driver (Bassily et al. 2014 / Lecture15 Alg. 3,
+/* bassily.c: the dp_sgd_bassily driver (Bassily et al. 2014 / Lecture15 Alg. 3,
  * Lemma 15.5, mini-batch as in Zhang17 §4; algorithms/bassily.h).
  *
  *   algorithm.batch_size     b, default 50 (Zhang17's baseline; 1 is Alg. 3 itself)
@@ -156,4 +156,4 @@ static int run_deep(const cfg_node *root, const run_spec *s, const dp_dataset *t
     return 0;
 }
 
-const convex_driver convex_dp_sgd_bassily = {"dp_sgd_bassily", check, run, run_deep};
+const driver driver_dp_sgd_bassily = {"dp_sgd_bassily", check, run, run_deep};

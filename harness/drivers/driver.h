@@ -1,4 +1,4 @@
-/* convex.h: algorithms with a driver of their own (SPEC_KIND_CONVEX): algorithms whose
+/* driver.h: algorithms with a driver of their own (SPEC_KIND_DRIVER): algorithms whose
  * structure is not the first-order loop of algorithms/train.h (exact ERM, output,
  * objective and input perturbation, RRPSGD, ...), designed for linear models; those whose
  * privacy does not rest on convexity (input perturbation, Bassily et al.'s SGD, RRPSGD)
@@ -9,8 +9,8 @@
  * its FILE:LINE:COL), and run() in the worker, from the same config (the grid keeps it),
  * so no per-algorithm settings travel in run_spec. Both use the driver's one parser.
  */
-#ifndef DPERM_CONVEX_H
-#define DPERM_CONVEX_H
+#ifndef DPERM_DRIVER_H
+#define DPERM_DRIVER_H
 
 #include <jansson.h>
 
@@ -21,7 +21,7 @@
 #include "harness/config/config.h"
 #include "harness/spec/spec.h"
 
-typedef struct convex_driver {
+typedef struct driver {
     const char *name; /* the algorithm's name in spec_algorithm.c's table */
     /* Validate root's algorithm and train blocks (train may be absent) for this
      * algorithm; fill what the harness needs of out->train (epochs: the iterations it
@@ -43,9 +43,9 @@ typedef struct convex_driver {
     int (*run_deep)(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
                     const dp_dataset *te, dp_model *m, dp_train_result *res, json_t *metrics,
                     dp_err *err);
-} convex_driver;
+} driver;
 
 /* The driver of algorithm `name`, or NULL. */
-const convex_driver *convex_find(const char *name);
+const driver *driver_find(const char *name);
 
 #endif

@@ -1,9 +1,9 @@
-/* driver_erm.h: what the drivers built on the exact ERM solver share (driver_erm.c,
- * driver_objective.c). */
-#ifndef DPERM_DRIVER_ERM_H
-#define DPERM_DRIVER_ERM_H
+/* erm_exact.h: what the drivers built on the exact ERM solver share (erm_exact.c,
+ * objective_pert.c). */
+#ifndef DPERM_ERM_EXACT_H
+#define DPERM_ERM_EXACT_H
 
-#include "harness/drivers/convex.h"
+#include "harness/drivers/driver.h"
 
 /* Fill res for a released model m: one evaluation point (train objective, its gradient
  * norm, test loss and accuracy or rmse) at `iterations`, which is also the curve, and
