@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "algorithms/base/vec.h"
+#include "harness/store/record.h"
 #include "harness/sweep/audit.h"
 #include "harness/cli/cli.h"
 #include "harness/store/store.h"
@@ -139,11 +140,6 @@ static char *table_md(const audit_result *r, const int *ok, size_t n)
     return buf;
 }
 
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *results_json(const audit_cli *o, const audit_set *a, const audit_result *r,
                             const int *ok, size_t n)
 {
@@ -151,9 +147,9 @@ static json_t *results_json(const audit_cli *o, const audit_set *a, const audit_
     for (size_t i = 0; i < n; i++) {
         const dp_audit_bound *b = &r[i].bound;
         json_t *e = json_pack("{s:s, s:o, s:o, s:I, s:o, s:s}", "algorithm", r[i].algorithm,
-                              "epsilon", num(r[i].epsilon), "delta", num(r[i].delta),
+                              "epsilon", record_number(r[i].epsilon), "delta", record_number(r[i].delta),
                               "trials", (json_int_t)r[i].trials, "canary_norm",
-                              num(r[i].canary_norm), "verdict",
+                              record_number(r[i].canary_norm), "verdict",
                               ok[i] ? verdict(&r[i]) : "failed");
         json_object_set_new(e, "neighbours",
                             json_string(r[i].neighbours == AUDIT_NEIGHBOURS_REPLACE_ONE
@@ -162,17 +158,17 @@ static json_t *results_json(const audit_cli *o, const audit_set *a, const audit_
             json_object_set_new(e, "canary_pair",
                                 json_string(r[i].pair == AUDIT_PAIR_MIRROR ? "mirror" : "relabel"));
         if (ok[i]) {
-            json_object_set_new(e, "threshold", num(b->threshold));
+            json_object_set_new(e, "threshold", record_number(b->threshold));
             json_object_set_new(e, "evaluated_without", json_integer(b->n_out));
             json_object_set_new(e, "evaluated_with", json_integer(b->n_in));
             json_object_set_new(e, "false_positives", json_integer(b->false_pos));
             json_object_set_new(e, "false_negatives", json_integer(b->false_neg));
-            json_object_set_new(e, "fpr", num(b->fpr));
-            json_object_set_new(e, "fnr", num(b->fnr));
-            json_object_set_new(e, "fpr_upper", num(b->fpr_upper));
-            json_object_set_new(e, "fnr_upper", num(b->fnr_upper));
-            json_object_set_new(e, "epsilon_lower_bound", num(b->eps_lower));
-            json_object_set_new(e, "seconds", num(r[i].seconds));
+            json_object_set_new(e, "fpr", record_number(b->fpr));
+            json_object_set_new(e, "fnr", record_number(b->fnr));
+            json_object_set_new(e, "fpr_upper", record_number(b->fpr_upper));
+            json_object_set_new(e, "fnr_upper", record_number(b->fnr_upper));
+            json_object_set_new(e, "epsilon_lower_bound", record_number(b->eps_lower));
+            json_object_set_new(e, "seconds", record_number(r[i].seconds));
         }
         json_object_set_new(e, "run", cfg_to_json(a->g.runs[i].config));
         json_array_append_new(list, e);

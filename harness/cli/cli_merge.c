@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/store/record.h"
 #include "harness/cli/cli.h"
 #include "harness/store/store.h"
 #include "harness/store/summary.h"
@@ -47,12 +48,6 @@ static int by_index_then_id(const void *a, const void *b)
     if (i != j) return i < j ? -1 : 1;
     return strcmp(json_string_value(json_object_get(x, "id")) ?: "",
                   json_string_value(json_object_get(y, "id")) ?: "");
-}
-
-static int is_failed(json_t *rec)
-{
-    const char *st = json_string_value(json_object_get(rec, "status"));
-    return !st || strcmp(st, "failed") == 0;
 }
 
 /* runs.jsonl text of the records in grid order into *buf. 0 or DP_ENOMEM. */
@@ -93,7 +88,7 @@ static size_t report_missing(const char *dir, json_t *records, size_t *n_manifes
     for (size_t r = 0; r < json_array_size(records); r++) {
         json_t *rec = json_array_get(records, r);
         const char *id = json_string_value(json_object_get(rec, "id"));
-        if (id && !is_failed(rec)) json_object_set_new(have, id, json_true());
+        if (id && !record_failed(rec)) json_object_set_new(have, id, json_true());
     }
     size_t missing = 0;
     enum { SHOW = 10 };
@@ -159,7 +154,7 @@ int cli_merge(int argc, char **argv)
         return rc == DP_ENOMEM ? EXIT_RUNS_FAILED : EXIT_USAGE;
     }
     size_t n = json_array_size(records), n_failed = 0, n_manifest = 0;
-    for (size_t r = 0; r < n; r++) n_failed += is_failed(json_array_get(records, r));
+    for (size_t r = 0; r < n; r++) n_failed += record_failed(json_array_get(records, r));
     size_t missing = report_missing(dir, records, &n_manifest, quiet);
     if (!quiet) {
         printf("dperm: merged %zu records from %zu file%s into %s/runs.jsonl: %zu runs "

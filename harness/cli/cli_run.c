@@ -34,6 +34,7 @@
 #include "harness/sweep/shard.h"
 #include "harness/sweep/shared_runs.h"
 #include "harness/spec/spec.h"
+#include "harness/store/record.h"
 #include "harness/store/store.h"
 #include "harness/store/summary.h"
 
@@ -627,7 +628,8 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
         grid_change_note(json_object_get(manifest, "ids"), records);
     }
 
-    /* Done = the last record of an id says ok or diverged; failed runs are retried. */
+    /* Done = the last record of an id says ok or diverged; failed runs (record_failed:
+     * a missing or unknown status too) are retried. */
     size_t n_failed_records = 0, n = s->g.n;
     done = calloc(n + 1, sizeof *done);
     from = calloc(n + 1, sizeof *from);
@@ -643,8 +645,7 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
             json_t *rec = json_array_get(records, r);
             if (strcmp(json_string_value(json_object_get(rec, "id")) ?: "", s->g.runs[i].id) != 0)
                 continue;
-            const char *st = json_string_value(json_object_get(rec, "status")) ?: "";
-            done[i] = strcmp(st, "failed") != 0 ? rec : NULL;
+            done[i] = record_failed(rec) ? NULL : rec;
         }
         if (done[i] && !from[s->group[i]]) from[s->group[i]] = done[i];
         trainer[i] = s->copy_of[i] = SIZE_MAX;
@@ -660,10 +661,8 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
         else if (trainer[g] == SIZE_MAX) todo[(*n_todo)++] = trainer[g] = i;
         else s->copy_of[i] = trainer[g];
     }
-    for (size_t r = 0; own && r < json_array_size(own); r++) {
-        const char *st = json_string_value(json_object_get(json_array_get(own, r), "status"));
-        if (st && strcmp(st, "failed") == 0) n_failed_records++;
-    }
+    for (size_t r = 0; own && r < json_array_size(own); r++)
+        n_failed_records += (size_t)record_failed(json_array_get(own, r));
 
     /* The folder holding the experiment's is a results root dperm may index when dperm
      * makes it now, or when it is the default results/ (html.h). */
@@ -722,8 +721,7 @@ static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
         FILE *f = open_memstream(&buf, &blen);
         for (size_t r = 0; f && r < json_array_size(own); r++) {
             json_t *rec = json_array_get(own, r);
-            const char *st = json_string_value(json_object_get(rec, "status"));
-            if (st && strcmp(st, "failed") == 0) continue;
+            if (record_failed(rec)) continue;
             char *line = store_json_dumps(rec, 0);
             if (line) fprintf(f, "%s\n", line);
             free(line);
@@ -796,7 +794,7 @@ static json_t *failed_record(const sweep *s, size_t job, const char *failure)
     json_t *prov = provenance_json();
     if (prov) json_object_set_new(prov, "finished", json_string(now));
     return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}",
-                     "schema", 1,
+                     "schema", RECORD_SCHEMA,
                      "id", s->g.runs[job].id,
                      "index", (json_int_t)s->g.runs[job].index,
                      "experiment", s->specs[job].experiment,
@@ -823,11 +821,9 @@ static int job_done(size_t job, json_t *record, const char *failure, void *ctx, 
                   : dp_err_set(err, DP_ENOMEM, "out of memory");
         json_decref(copy);
         s->n_copied += rc == 0;
-        if (rc == 0 && !strcmp(json_string_value(json_object_get(record, "status")) ?: "failed",
-                              "failed") && !s->specs[j].data_missing[0])
-            s->n_failed++;
+        if (rc == 0 && record_failed(record) && !s->specs[j].data_missing[0]) s->n_failed++;
     }
-    const char *status = json_string_value(json_object_get(record, "status")) ?: "failed";
+    const char *status = record_status(record);
     char detail[300];
     json_t *m = json_object_get(record, "metrics");
     if (strcmp(status, "failed") == 0) {

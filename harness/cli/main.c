@@ -11,26 +11,43 @@
 #include "harness/cli/cli.h"
 #include "harness/env/provenance.h"
 
-static const char MAIN_HELP[] =
-    "usage: dperm COMMAND [options]\n"
-    "\n"
-    "commands:\n"
-    "  run CONFIG.yaml     expand an experiment grid and execute its runs in parallel\n"
-    "  report DIR          tables and figures from DIR/runs.jsonl (no re-running)\n"
-    "  merge DIR           combine the shard files of DIR into runs.jsonl (run --shard I/N)\n"
-    "  slurm CONFIG.yaml   write (and --submit) a Slurm job array running the grid in shards\n"
-    "  list WHAT           algorithms | models | datasets | accountants\n"
-    "  privacy ...         privacy calculator (epsilon for a noise level, noise for a target)\n"
-    "  data ...            real datasets: list | info NAME | check (where, shapes, checksums)\n"
-    "  bench ...           throughput benchmark of per-example gradients\n"
-    "  audit CONFIG.yaml   empirical privacy audit: a lower bound on each run's epsilon\n"
-    "  smoothing           DP-LSSGD's smoothing operator: Tables 3, 4 (gamma, beta), Fig. 2\n"
-    "\n"
-    "  dperm COMMAND --help   options of a command\n"
-    "  dperm --version        version, git revision and linked library versions\n"
-    "\n"
-    "exit status: 0 all good; 1 some runs failed (the others are recorded);\n"
-    "2 usage, config or data error (nothing was run, nothing was written).\n";
+/* Every command: its name, what runs it, and the line `dperm --help` prints for it (git's
+ * commands[] in git.c). Usage lines are "NAME ARGS" padded to one column. */
+static const struct command {
+    const char *name, *args;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} COMMANDS[] = {
+    {"run", "CONFIG.yaml", cli_run, "expand an experiment grid and execute its runs in parallel"},
+    {"report", "DIR", cli_report, "tables and figures from DIR/runs.jsonl (no re-running)"},
+    {"merge", "DIR", cli_merge, "combine the shard files of DIR into runs.jsonl (run --shard I/N)"},
+    {"slurm", "CONFIG.yaml", cli_slurm,
+     "write (and --submit) a Slurm job array running the grid in shards"},
+    {"list", "WHAT", cli_list, "algorithms | models | datasets | accountants"},
+    {"privacy", "...", cli_privacy,
+     "privacy calculator (epsilon for a noise level, noise for a target)"},
+    {"data", "...", cli_data, "real datasets: list | info NAME | check (where, shapes, checksums)"},
+    {"bench", "...", cli_bench, "throughput benchmark of per-example gradients"},
+    {"audit", "CONFIG.yaml", cli_audit, "empirical privacy audit: a lower bound on each run's epsilon"},
+    {"smoothing", "", cli_smoothing, "DP-LSSGD's smoothing operator: Tables 3, 4 (gamma, beta), Fig. 2"},
+};
+#define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+static void print_help(FILE *f)
+{
+    fputs("usage: dperm COMMAND [options]\n\ncommands:\n", f);
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        char usage[32];
+        snprintf(usage, sizeof usage, "%s %s", COMMANDS[i].name, COMMANDS[i].args);
+        fprintf(f, "  %-18s  %s\n", usage, COMMANDS[i].summary);
+    }
+    fputs("\n"
+          "  dperm COMMAND --help   options of a command\n"
+          "  dperm --version        version, git revision and linked library versions\n"
+          "\n"
+          "exit status: 0 all good; 1 some runs failed (the others are recorded);\n"
+          "2 usage, config or data error (nothing was run, nothing was written).\n", f);
+}
 
 int main(int argc, char **argv)
 {
@@ -41,28 +58,20 @@ int main(int argc, char **argv)
      * it. */
     signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
-        fputs(MAIN_HELP, stderr);
+        print_help(stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(MAIN_HELP, stdout);
+        print_help(stdout);
         return EXIT_OK;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
         provenance_print_versions(stdout);
         return EXIT_OK;
     }
-    if (!strcmp(cmd, "run")) return cli_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "report")) return cli_report(argc - 1, argv + 1);
-    if (!strcmp(cmd, "merge")) return cli_merge(argc - 1, argv + 1);
-    if (!strcmp(cmd, "slurm")) return cli_slurm(argc - 1, argv + 1);
-    if (!strcmp(cmd, "list")) return cli_list(argc - 1, argv + 1);
-    if (!strcmp(cmd, "privacy")) return cli_privacy(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench")) return cli_bench(argc - 1, argv + 1);
-    if (!strcmp(cmd, "data")) return cli_data(argc - 1, argv + 1);
-    if (!strcmp(cmd, "audit")) return cli_audit(argc - 1, argv + 1);
-    if (!strcmp(cmd, "smoothing")) return cli_smoothing(argc - 1, argv + 1);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(cmd, COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
     fprintf(stderr, "dperm: unknown command '%s'; see `dperm --help`\n", cmd);
     return EXIT_USAGE;
 }

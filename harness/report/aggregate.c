@@ -8,6 +8,7 @@
  * under a second); hash the values if sweeps grow far past that.
  */
 #include "harness/report/aggregate.h"
+#include "harness/store/record.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -156,9 +157,7 @@ int agg_metric_get(json_t *record, const char *name, double *out)
 
 const char *agg_status(json_t *record)
 {
-    const char *s = json_string_value(json_object_get(record, "status"));
-    if (s && (strcmp(s, "ok") == 0 || strcmp(s, "diverged") == 0)) return s;
-    return "failed";
+    return record_status(record);
 }
 
 int agg_value_equal(json_t *a, json_t *b)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/store/record.h"
+
 /* The record without what legitimately differs between machines. New reference. */
 static json_t *result_part(json_t *rec)
 {
@@ -27,12 +29,6 @@ int merge_same_result(json_t *a, json_t *b)
     json_decref(x);
     json_decref(y);
     return same;
-}
-
-static int is_failed(json_t *rec)
-{
-    const char *st = json_string_value(json_object_get(rec, "status"));
-    return !st || strcmp(st, "failed") == 0;
 }
 
 typedef struct entry {
@@ -83,7 +79,7 @@ int merge_records(json_t *records, json_t *origins, json_t **out, merge_stats *s
         while (h < m && strcmp(e[h].id, e[g].id) == 0) h++;
         size_t chosen = n; /* n: none yet */
         for (size_t k = g; k < h; k++)
-            if (!is_failed(json_array_get(records, e[k].at))) {
+            if (!record_failed(json_array_get(records, e[k].at))) {
                 chosen = e[k].at;
                 break;
             }
@@ -95,7 +91,7 @@ int merge_records(json_t *records, json_t *origins, json_t **out, merge_stats *s
             for (size_t k = g; k < h; k++) {
                 if (e[k].at == chosen) continue;
                 json_t *other = json_array_get(records, e[k].at);
-                if (is_failed(other)) {
+                if (record_failed(other)) {
                     st.n_superseded++;
                 } else if (merge_same_result(kept, other)) {
                     st.n_duplicates++;

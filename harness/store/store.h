@@ -21,7 +21,8 @@
  *               "test_loss": [...], "test_accuracy": [...], "grad_norm": [...]},
  *    "provenance": {"dperm_version", "git_revision", "blas_core", "libraries": {...},
  *                   "host", "started", "finished"}}
- * Non-finite numbers are written as null (JSON has no NaN). A record with
+ * Non-finite numbers are written as null (JSON has no NaN); the schema version, the status
+ * words and which records count as failed are record.h's. A record with
  * "same_run_as": "ID" copies run ID's record under its own id, index and config: its run
  * trains what run ID trained and did not train again (shared_runs.h).
  *

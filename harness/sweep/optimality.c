@@ -19,6 +19,7 @@
  * default epochs; reference_epochs on a linear model is accepted and ignored (a grid may
  * mix linear and deep models under one top-level key); N is at most 100000.
  */
+#include "harness/store/record.h"
 #include "harness/sweep/optimality.h"
 
 #include <math.h>
@@ -161,11 +162,6 @@ int optimality_prepare(run_spec *specs, const grid_run *runs, size_t n, dp_err *
     return 0;
 }
 
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 void optimality_record(const run_spec *s, const dp_linear *m, const dp_dataset *tr,
                        json_t *metrics)
 {
@@ -174,7 +170,7 @@ void optimality_record(const run_spec *s, const dp_linear *m, const dp_dataset *
         dp_erm_data D = {tr->x, tr->y, tr->t, tr->n};
         if (dp_erm_objective(m, &D, NULL, &f, NULL, NULL) != 0) f = NAN;
     }
-    json_object_set_new(metrics, "f_star", num(s->f_star));
-    json_object_set_new(metrics, "optimality_gap", num(f - s->f_star));
+    json_object_set_new(metrics, "f_star", record_number(s->f_star));
+    json_object_set_new(metrics, "optimality_gap", record_number(f - s->f_star));
     json_object_set_new(metrics, "f_star_method", json_string("erm_exact"));
 }

@@ -17,6 +17,7 @@
  * not monotone). The reference's test metrics are not used: its "test set" is the first
  * training row, which keeps each evaluation to one pass over the training set.
  */
+#include "harness/store/record.h"
 #include "harness/sweep/optimality.h"
 
 #include <math.h>
@@ -77,11 +78,6 @@ int optimality_deep_reference(const run_spec *s, const dp_dataset *tr, double *f
     return rc;
 }
 
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 void optimality_record_deep(const run_spec *s, dp_model *m, const dp_dataset *tr,
                             json_t *metrics)
 {
@@ -97,7 +93,7 @@ void optimality_record_deep(const run_spec *s, dp_model *m, const dp_dataset *tr
              "non-private Adam reference: %d epochs, batch %zu, lr %g, seed %d; a local "
              "optimum of a non-convex objective",
              s->optimality_gap, ref_batch(tr->n), REF_LR, REF_SEED);
-    json_object_set_new(metrics, "f_star", num(s->f_star));
-    json_object_set_new(metrics, "optimality_gap", num(f - s->f_star));
+    json_object_set_new(metrics, "f_star", record_number(s->f_star));
+    json_object_set_new(metrics, "optimality_gap", record_number(f - s->f_star));
     json_object_set_new(metrics, "f_star_method", json_string(method));
 }

@@ -10,6 +10,7 @@
 #include "algorithms/privacy/accountant.h"
 #include "algorithms/train_model.h"
 #include "harness/drivers/driver.h"
+#include "harness/store/record.h"
 #include "harness/sweep/optimality.h"
 #include "harness/sweep/privacy_truth.h"
 #include "harness/sweep/progress.h"
@@ -74,11 +75,6 @@ static double cpu_seconds(void)
 }
 
 /* JSON number for a double: non-finite becomes null (JSON has no NaN). */
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *curves_json(const dp_train_result *r)
 {
     json_t *it = json_array(), *ep = json_array(), *trl = json_array(), *tel = json_array();
@@ -86,12 +82,12 @@ static json_t *curves_json(const dp_train_result *r)
     for (size_t i = 0; i < r->n_curve; i++) {
         const dp_curve_point *p = &r->curve[i];
         json_array_append_new(it, json_integer(p->iteration));
-        json_array_append_new(ep, num(p->epoch));
-        json_array_append_new(trl, num(p->train_loss));
-        json_array_append_new(tel, num(p->test_loss));
-        json_array_append_new(acc, num(p->test_accuracy));
-        json_array_append_new(gn, num(p->grad_norm));
-        json_array_append_new(rmse, num(p->test_rmse));
+        json_array_append_new(ep, record_number(p->epoch));
+        json_array_append_new(trl, record_number(p->train_loss));
+        json_array_append_new(tel, record_number(p->test_loss));
+        json_array_append_new(acc, record_number(p->test_accuracy));
+        json_array_append_new(gn, record_number(p->grad_norm));
+        json_array_append_new(rmse, record_number(p->test_rmse));
     }
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "iteration", it, "epoch", ep,
                      "train_loss", trl, "test_loss", tel, "test_accuracy", acc,
@@ -209,16 +205,16 @@ static json_t *readouts_json(const run_spec *s, const dp_train_result *r)
             json_array_append_new(list, e);
             continue;
         }
-        json_object_set_new(e, "test_accuracy", num(p->test_accuracy));
-        json_object_set_new(e, "test_loss", num(p->test_loss));
-        json_object_set_new(e, "test_rmse", num(p->test_rmse));
-        json_object_set_new(e, "train_loss", num(p->train_loss));
+        json_object_set_new(e, "test_accuracy", record_number(p->test_accuracy));
+        json_object_set_new(e, "test_loss", record_number(p->test_loss));
+        json_object_set_new(e, "test_rmse", record_number(p->test_rmse));
+        json_object_set_new(e, "train_loss", record_number(p->train_loss));
         double spent = privacy_spent(s, s->accountant_kind, it, acc, sizeof acc);
-        json_object_set_new(e, "epsilon_spent", num(spent));
+        json_object_set_new(e, "epsilon_spent", record_number(spent));
         for (size_t a = 0; a < s->n_also_report; a++) {
             char key[48];
             snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
-            json_object_set_new(e, key, num(privacy_spent(s, s->also_report[a], it, acc,
+            json_object_set_new(e, key, record_number(privacy_spent(s, s->also_report[a], it, acc,
                                                           sizeof acc)));
         }
         /* The as-published estimate takes the largest gradient norm of the whole run, an
@@ -243,9 +239,10 @@ static json_t *missing_data_record(const grid_run *run, const run_spec *s)
         json_object_set_new(prov, "started", json_string(now));
         json_object_set_new(prov, "finished", json_string(now));
     }
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}", "schema", 1,
-                     "id", run->id, "index", (json_int_t)run->index, "experiment",
-                     s->experiment, "status", "failed", "message", s->data_missing, "config",
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}", "schema",
+                     RECORD_SCHEMA, "id", run->id, "index", (json_int_t)run->index,
+                     "experiment", s->experiment, "status", RECORD_FAILED, "message",
+                     s->data_missing, "config",
                      cfg_to_json(run->config), "metrics", "curves", "provenance", prov);
 }
 
@@ -297,7 +294,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
         if (rc == 0 && convex) {
             driver_metrics = json_object();
             if (!drv || !drv->run_deep || !driver_metrics)
-                rc = dp_err_set(&err, DP_ENOMEM, "no deep-model driver for %s", s->algorithm);
+                rc = dp_err_set(&err, DP_ECONFIG, "no deep-model driver for %s", s->algorithm);
             else
                 rc = drv->run_deep(run->config, s, tr, te, &deep, &res, driver_metrics, &err);
         } else if (rc == 0) {
@@ -308,7 +305,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
         const driver *drv = driver_find(s->algorithm);
         driver_metrics = json_object();
         if (!drv || !driver_metrics)
-            rc = dp_err_set(&err, DP_ENOMEM, "no driver for %s", s->algorithm);
+            rc = dp_err_set(&err, DP_ECONFIG, "no driver for %s", s->algorithm);
         else
             rc = drv->run(run->config, s, tr, te, &model, &res, driver_metrics, &err);
     } else if (rc == 0 && s->regression) {
@@ -333,7 +330,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     json_t *rec = json_object();
     json_t *prov = provenance_json();
     if (!rec || !prov) goto oom;
-    json_object_set_new(rec, "schema", json_integer(1));
+    json_object_set_new(rec, "schema", json_integer(RECORD_SCHEMA));
     json_object_set_new(rec, "id", json_string(run->id));
     json_object_set_new(rec, "index", json_integer((json_int_t)run->index));
     json_object_set_new(rec, "experiment", json_string(s->experiment));
@@ -349,25 +346,25 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     if (s->bound_record) json_object_set_new(rec, "dataset", json_deep_copy(s->bound_record));
     const dp_curve_point *f = &res.final;
     json_t *m = json_object();
-    json_object_set_new(m, "test_accuracy", num(rc ? NAN : f->test_accuracy));
-    json_object_set_new(m, "test_loss", num(rc ? NAN : f->test_loss));
-    json_object_set_new(m, "test_rmse", num(rc ? NAN : f->test_rmse));
-    json_object_set_new(m, "train_loss", num(rc ? NAN : f->train_loss));
-    json_object_set_new(m, "grad_norm", num(rc ? NAN : f->grad_norm));
+    json_object_set_new(m, "test_accuracy", record_number(rc ? NAN : f->test_accuracy));
+    json_object_set_new(m, "test_loss", record_number(rc ? NAN : f->test_loss));
+    json_object_set_new(m, "test_rmse", record_number(rc ? NAN : f->test_rmse));
+    json_object_set_new(m, "train_loss", record_number(rc ? NAN : f->train_loss));
+    json_object_set_new(m, "grad_norm", record_number(rc ? NAN : f->grad_norm));
     json_object_set_new(m, "iterations", json_integer(res.iterations));
-    json_object_set_new(m, "epochs", num(rc ? NAN : f->epoch));
+    json_object_set_new(m, "epochs", record_number(rc ? NAN : f->epoch));
     json_object_set_new(m, "epsilon",
-                        num(s->algo && s->algo->private_ ? s->epsilon : INFINITY));
-    json_object_set_new(m, "epsilon_spent", num(eps_spent));
-    json_object_set_new(m, "delta", num(s->delta));
-    json_object_set_new(m, "noise_multiplier", num(s->train.noise_multiplier));
-    json_object_set_new(m, "noise_std", num(res.noise_std));
-    json_object_set_new(m, "max_example_grad_norm", num(res.max_example_grad_norm));
+                        record_number(s->algo && s->algo->private_ ? s->epsilon : INFINITY));
+    json_object_set_new(m, "epsilon_spent", record_number(eps_spent));
+    json_object_set_new(m, "delta", record_number(s->delta));
+    json_object_set_new(m, "noise_multiplier", record_number(s->train.noise_multiplier));
+    json_object_set_new(m, "noise_std", record_number(res.noise_std));
+    json_object_set_new(m, "max_example_grad_norm", record_number(res.max_example_grad_norm));
     json_object_set_new(m, "accountant", json_string(accountant));
     for (size_t a = 0; a < s->n_also_report; a++) {
         char key[48];
         snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
-        json_object_set_new(m, key, num(privacy_spent(s, s->also_report[a], res.iterations,
+        json_object_set_new(m, key, record_number(privacy_spent(s, s->also_report[a], res.iterations,
                                                       other, sizeof other)));
     }
     json_object_set_new(m, "cpu_seconds", json_real(cpu));

@@ -12,6 +12,7 @@
 
 #include "tests/unit/test_util.h"
 #include "harness/store/flat.h"
+#include "harness/store/record.h"
 #include "harness/store/store.h"
 #include "harness/store/summary.h"
 
@@ -235,6 +236,35 @@ START_TEST(stale_temps_of_zombies)
 END_TEST
 
 /* store-3.1: summary.csv has the union of columns, quotes where needed, blanks for null. */
+/* One meaning of "failed" for every reader: resume, merge and reports. A record without a
+ * status, or with an unknown one, is failed (resume retries it), as a "failed" one is. */
+START_TEST(record_vocabulary)
+{
+    static const struct {
+        const char *json, *status;
+    } cases[] = {
+        {"{\"status\": \"ok\"}", "ok"},
+        {"{\"status\": \"diverged\"}", "diverged"},
+        {"{\"status\": \"failed\"}", "failed"},
+        {"{}", "failed"},
+        {"{\"status\": \"done\"}", "failed"},
+        {"{\"status\": 1}", "failed"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *r = json_loads(cases[i].json, 0, NULL);
+        ck_assert_ptr_nonnull(r);
+        ck_assert_str_eq(record_status(r), cases[i].status);
+        ck_assert_int_eq(record_failed(r), !strcmp(cases[i].status, "failed"));
+        json_decref(r);
+    }
+    json_t *x = record_number(NAN), *y = record_number(0.25);
+    ck_assert(json_is_null(x));
+    ck_assert(json_is_real(y) && json_real_value(y) == 0.25);
+    json_decref(x);
+    json_decref(y);
+}
+END_TEST
+
 START_TEST(summary_csv)
 {
     write_text("runs.jsonl",
@@ -290,6 +320,7 @@ static Suite *store_suite(void)
     tcase_add_test(t, shards_loaded);
     tcase_add_test(t, atomic_write);
     tcase_add_test(t, stale_temps_of_zombies);
+    tcase_add_test(t, record_vocabulary);
     tcase_add_test(t, summary_csv);
     tcase_add_test(t, flat_varying_keys);
     suite_add_tcase(s, t);

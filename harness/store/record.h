@@ -1,0 +1,31 @@
+/* record.h: the run record's vocabulary (one line of runs.jsonl; the schema in store.h),
+ * owned here so every reader and writer agrees: the schema version, the status words,
+ * which records count as failed, and how a number is written.
+ */
+#ifndef DPERM_RECORD_H
+#define DPERM_RECORD_H
+
+#include <jansson.h>
+
+/* "schema" of every record this build writes. */
+#define RECORD_SCHEMA 1
+
+/* The status words: a run that finished, one whose numbers went non-finite (a result,
+ * not a failure), and one that did not produce a result (with "message"). */
+#define RECORD_OK "ok"
+#define RECORD_DIVERGED "diverged"
+#define RECORD_FAILED "failed"
+
+/* The record's status: "ok" or "diverged" as written, anything else (a missing status,
+ * an unknown word, "failed") "failed". Resume retries such a record, merge lets a success
+ * replace it, reports count it failed. Can't fail. */
+const char *record_status(json_t *record);
+
+/* record_status(record) is "failed". */
+int record_failed(json_t *record);
+
+/* A number as records write it: the value, or null when it is not finite (JSON has no
+ * NaN). A new reference, NULL on ENOMEM. */
+json_t *record_number(double v);
+
+#endif
