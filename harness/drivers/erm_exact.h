@@ -1,7 +1,7 @@
 /* erm_exact.h: what the drivers built on the exact ERM solver share (erm_exact.c,
  * objective_pert.c). */
-#ifndef DPERM_ERM_EXACT_H
-#define DPERM_ERM_EXACT_H
+#ifndef DPERM_DRIVERS_ERM_EXACT_H
+#define DPERM_DRIVERS_ERM_EXACT_H
 
 #include "harness/drivers/driver.h"
 
