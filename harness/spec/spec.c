@@ -1,6 +1,6 @@
 /* spec.c: the experiment schema, and turning one resolved run config into a typed
  * run_spec (see spec.h). The document-level checks are in spec_document.c, the field
- * readers both use in spec_check.c.
+ * readers both use in harness/config/config_read.c (config.h).
  *
  * Schema (docs/yaml.md, "Keys", copies this table). "int" is a YAML integer,
  * "number" an integer or float; .inf is accepted only where the range says so. Unknown
