@@ -899,8 +899,8 @@ int cli_run(int argc, char **argv)
 
     size_t n_later = 0;   /* runs whose records copy a run of this command's */
     for (size_t i = 0; i < s.g.n; i++) n_later += s.copy_of[i] != SIZE_MAX;
-    size_t n_recorded = s.g.n - n_todo - n_later - s.n_copied;
-    if (!s.opt.quiet && n_recorded)
+    size_t n_recorded = s.g.n - n_todo - n_later; /* copies of recorded runs included */
+    if (!s.opt.quiet && (n_recorded || s.opt.resume))
         fprintf(stderr, "dperm: %zu of %zu runs already recorded in %s; running %zu\n",
                 n_recorded, s.g.n, s.dir, n_todo);
     if (!s.opt.quiet && n_later + s.n_copied)

@@ -58,7 +58,7 @@ check "the table says which of its records serve several cells" \
 sed 's/epsilon: \[1.0, 2.0, 4.0\]/epsilon: [1.0, 2.0, 4.0, 8.0]/' share.yaml > share8.yaml
 "$DPERM" run share8.yaml --out r --resume -j 2 > out 2> err
 check "the extended sweep trains only the 2 new dp_sgd runs" \
-  sh -c "grep -q '^dperm: 12 of 16 runs already recorded in r; running 2$' err && grep -q '^dperm: 2 runs done in r (2 ok, 0 diverged, 0 failed; 2 more recorded as copies' out"
+  sh -c "grep -q '^dperm: 14 of 16 runs already recorded in r; running 2$' err && grep -q '^dperm: 2 runs done in r (2 ok, 0 diverged, 0 failed; 2 more recorded as copies' out"
 check "... and records the 2 new sgd runs as copies" \
   [ "$(jq -r 'select(.config.epsilon == 8 and .same_run_as) | .config.algorithm.name' r/runs.jsonl | tr '\n' ' ')" = "sgd sgd " ]
 check "... 16 records, no id twice" \

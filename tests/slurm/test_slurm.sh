@@ -156,8 +156,10 @@ check "the report job wrote the report and summary.csv" test -s "$OUT/report.md"
 
 # ---- a failed task, then a resubmission that runs only what is missing ------------------------
 OUT="$WORK/cluster-retry"
-# sbatch passes the environment on: the worker of grid run 3 crashes in its array task.
-DPERM_TEST_CRASH_RUN=3 "$DPERM" slurm "$FIX/small.yaml" --out "$OUT" --shards 4 --submit > "$WORK/submit.txt" 2>&1
+# sbatch passes the environment on: the worker of grid run 5 (a dp_sgd run; runs 3 and 4,
+# sgd at another epsilon, are copies of runs 1 and 2 and have no worker) crashes in its
+# array task.
+DPERM_TEST_CRASH_RUN=5 "$DPERM" slurm "$FIX/small.yaml" --out "$OUT" --shards 4 --submit > "$WORK/submit.txt" 2>&1
 A=$(sed -n 's/^array job: \([0-9]*\).*/\1/p' "$WORK/submit.txt")
 R=$(sed -n 's/^report job: \([0-9]*\).*/\1/p' "$WORK/submit.txt")
 wait_jobs "$A" "$R"
@@ -165,7 +167,7 @@ check "with a crashed run: jobs finished within 120 s" [ $? = 0 ]
 check "one array task failed ($(job_state "$A"))" sh -c "echo '$(job_state "$A")' | grep -q FAILED"
 check "the report job was cancelled, not run ($(job_state "$R"))" [ "$(job_state "$R")" = "CANCELLED " ]
 check "the crashed run is recorded as failed" \
-  [ "$(jq -r 'select(.status == "failed") | .index' "$OUT"/runs.*-of-4.jsonl)" = 2 ]
+  [ "$(jq -r 'select(.status == "failed") | .index' "$OUT"/runs.*-of-4.jsonl)" = 4 ]
 "$DPERM" slurm "$FIX/small.yaml" --out "$OUT" --shards 4 --submit > "$WORK/submit.txt" 2>&1
 A2=$(sed -n 's/^array job: \([0-9]*\).*/\1/p' "$WORK/submit.txt")
 R2=$(sed -n 's/^report job: \([0-9]*\).*/\1/p' "$WORK/submit.txt")
