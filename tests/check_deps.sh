@@ -13,18 +13,8 @@ awk -v layers=harness/layers.txt '
         n = split(line, w, /[: \t]+/)
         folder = w[1]; known[folder] = 1
         for (i = 2; i <= n; i++) if (w[i] != "") may[folder, w[i]] = 1
-      } else if (line ~ /^allow /) {
-        split(line, w, /[ \t]+/); allow[++na] = w[2] SUBSEP w[3]
       }
     }
-  }
-  function allowed(file, inc,   i, pat) {
-    for (i = 1; i <= na; i++) {
-      split(allow[i], pat, SUBSEP)
-      if (inc == pat[2] && (file == pat[1] || (pat[1] ~ /\*$/ && index(file, substr(pat[1], 1, length(pat[1]) - 1)) == 1)))
-        return 1
-    }
-    return 0
   }
   {
     split($0, loc, ":"); file = loc[1]; lineno = loc[2]
@@ -41,7 +31,7 @@ awk -v layers=harness/layers.txt '
       else if (from != to && !((from, to) in may)) why = from " may not include " to " (" layers ")"
       else if (from != to && ip[3] ~ /_int\.h$/) why = ip[3] " is private to harness/" to
     }
-    if (why != "" && !allowed(file, inc)) { print file ":" lineno ": " inc " (" why ")"; bad++ }
+    if (why != "") { print file ":" lineno ": " inc " (" why ")"; bad++ }
   }
   END {
     if (bad) { print bad " forbidden include" (bad > 1 ? "s" : "") > "/dev/stderr"; exit 1 }

@@ -6,35 +6,37 @@
  * written nothing; records are appended one whole line at a time by this process only;
  * summary.csv is replaced atomically at the end.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/report/aggregate.h"
 #include "harness/env/blas_env.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/cli_run_int.h"
 #include "harness/config/config.h"
 #include "harness/sweep/data_cache.h"
 #include "harness/store/flat.h"
 #include "harness/grid/grid.h"
 #include "harness/report/html.h"
 #include "harness/sweep/optimality.h"
+#include "harness/sweep/plan.h"
 #include "harness/sweep/pool.h"
 #include "harness/sweep/progress.h"
 #include "harness/env/provenance.h"
+#include "harness/report/reference.h"
 #include "harness/report/report_names.h"
 #include "harness/sweep/runner.h"
 #include "harness/sweep/shard.h"
 #include "harness/sweep/shared_runs.h"
 #include "harness/spec/spec.h"
 #include "harness/store/record.h"
+#include "harness/store/folder.h"
 #include "harness/store/store.h"
 #include "harness/store/summary.h"
 
@@ -65,41 +67,6 @@ static const char RUN_HELP[] =
     "dataset.required: false), 1 some runs failed (the others are recorded), 2 usage,\n"
     "config or data error (nothing run, nothing written).\n";
 
-typedef struct run_opts {
-    const char *config;
-    int jobs;
-    const char *out;
-    int resume, dry_run, quiet;
-    const char *scale;
-    char **only;
-    size_t n_only;
-    const char *data_dir;
-    int sharded;
-    shard_spec shard;
-    int secure_noise;     /* --secure-noise: privacy.secure_noise: true over the YAML */
-} run_opts;
-
-/* Everything the parent knows about the sweep; shared read-only with the workers. */
-typedef struct sweep {
-    run_opts opt;
-    cfg_doc doc;
-    grid g;               /* runs to consider (after --only) */
-    run_spec *specs;      /* validated + calibrated, one per g.runs[i] */
-    data_cache data;      /* real datasets, loaded once before the workers fork */
-    uint64_t *cost;       /* --shard: estimated cost of each kept run */
-    uint64_t cost_kept, cost_all;
-    char dir[PATH_MAX];
-    int fd;               /* runs.jsonl (or the shard's file), O_APPEND */
-    char runs_path[PATH_MAX + 64];
-    char tmpdir[PATH_MAX + 32]; /* the workers' record files (one per shard) */
-    progress prog;
-    size_t n_failed;
-    size_t *group;        /* shared_runs_group: the first run training what run i trains */
-    size_t n_shared;      /* runs whose group is another run */
-    size_t *copy_of;      /* open_folder: the run whose record run i's copies (SIZE_MAX:
-                             none; run i trains, or was recorded before) */
-    size_t n_copied;      /* records written as copies by this command */
-} sweep;
 
 static int parse_args(int argc, char **argv, run_opts *o)
 {
@@ -198,37 +165,16 @@ static int prepare(sweep *s, dp_err *err)
     if (rc == 0 && s->opt.secure_noise)
         rc = cfg_set_scalar(s->doc.root, "privacy", "secure_noise", "true", err);
     if (rc == 0) rc = spec_check_document(s->doc.root, err);
+    if (rc == 0) rc = ref_check_document(s->doc.root, err);
     if (rc == 0)
         rc = grid_expand(s->doc.root, s->opt.scale, s->opt.only, s->opt.n_only, &s->g, err);
     if (rc == 0) rc = check_report_names(s, err);
     if (rc) return rc;
     s->specs = calloc(s->g.n ? s->g.n : 1, sizeof *s->specs);
     if (!s->specs) return dp_err_set(err, DP_ENOMEM, "out of memory");
-    for (size_t i = 0; i < s->g.n; i++) {
-        run_spec *sp = &s->specs[i];
-        rc = spec_from_config(s->g.runs[i].config, sp, err);
-        if (rc == 0) rc = data_cache_bind(&s->data, sp, s->g.runs[i].config, err);
-        /* Runs of a grid share few distinct (q, steps, delta, epsilon): reuse them. */
-        for (size_t j = 0; rc == 0 && j < i; j++) {
-            const run_spec *o = &s->specs[j];
-            if (o->train.algorithm == sp->train.algorithm && !sp->has_noise_multiplier &&
-                o->accountant_kind == sp->accountant_kind && o->neighbours == sp->neighbours &&
-                !o->has_noise_multiplier && o->epsilon == sp->epsilon && o->delta == sp->delta &&
-                o->train.batch_size == sp->train.batch_size &&
-                o->n_train == sp->n_train &&
-                runner_planned_steps(o) == runner_planned_steps(sp)) {
-                sp->train.noise_multiplier = o->train.noise_multiplier;
-                goto calibrated;
-            }
-        }
-        if (rc == 0) {
-            const cfg_node *at = cfg_get(s->g.runs[i].config, "epsilon");
-            rc = runner_calibrate(sp, at ? at : s->g.runs[i].config, err);
-        }
-    calibrated:
-        if (rc == 0) rc = runner_plan_readouts(sp, cfg_get(s->g.runs[i].config, "train"), err);
-        if (rc) return rc;
-    }
+    for (size_t i = 0; rc == 0 && i < s->g.n; i++)
+        rc = plan_run(s->g.runs[i].config, &s->data, s->specs, i, &s->specs[i], err);
+    if (rc) return rc;
     size_t n_secure = 0;
     for (size_t i = 0; i < s->g.n; i++) n_secure += s->specs[i].secure_noise != 0;
     if (n_secure) /* once per sweep, even with --quiet: these records cannot be rerun */
@@ -385,395 +331,6 @@ static void dry_run(const sweep *s)
     free(keys);
 }
 
-/* ---- the command that continues a sweep ------------------------------------------------ */
-
-/* Append " arg" to buf (size n), in single quotes when the shell would split or expand
- * it, so the hint can be pasted as it is. */
-static void append_arg(char *buf, size_t n, const char *arg)
-{
-    size_t len = strlen(buf);
-    int plain = arg[0] != '\0';
-    for (const char *c = arg; *c; c++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%",
-                    *c))
-            plain = 0;
-    if (plain) {
-        snprintf(buf + len, n - len, " %s", arg);
-        return;
-    }
-    snprintf(buf + len, n - len, " '");
-    for (const char *c = arg; *c; c++) {
-        len = strlen(buf);
-        if (*c == '\'') snprintf(buf + len, n - len, "'\\''");
-        else snprintf(buf + len, n - len, "%c", *c);
-    }
-    len = strlen(buf);
-    snprintf(buf + len, n - len, "'");
-}
-
-/* "dperm run CONFIG ... --resume" with every option that shapes the sweep (its folder, its
- * scale, the --only filters, the data folder, the shard, secure noise): the exact command
- * that continues this sweep in this folder. Without --out or --scale a resume plans the
- * default folder at full scale, which is another sweep. */
-static void continue_command(const sweep *s, char *buf, size_t n)
-{
-    snprintf(buf, n, "dperm run");
-    append_arg(buf, n, s->opt.config);
-    if (s->opt.scale) {
-        append_arg(buf, n, "--scale");
-        append_arg(buf, n, s->opt.scale);
-    }
-    for (size_t i = 0; i < s->opt.n_only; i++) {
-        append_arg(buf, n, "--only");
-        append_arg(buf, n, s->opt.only[i]);
-    }
-    if (s->opt.data_dir) {
-        append_arg(buf, n, "--data-dir");
-        append_arg(buf, n, s->opt.data_dir);
-    }
-    if (s->opt.sharded) {
-        char shard[64];
-        snprintf(shard, sizeof shard, "%u/%u", s->opt.shard.index, s->opt.shard.count);
-        append_arg(buf, n, "--shard");
-        append_arg(buf, n, shard);
-    }
-    if (s->opt.secure_noise) append_arg(buf, n, "--secure-noise");
-    append_arg(buf, n, "--out");
-    append_arg(buf, n, s->dir);
-    append_arg(buf, n, "--resume");
-}
-
-/* ---- the results folder -------------------------------------------------------------- */
-
-/* The manifest: every id of the full expansion (before --only) under this scale, so a
- * --resume with an edited grid is caught. */
-static json_t *manifest_json(const sweep *s, const grid *full)
-{
-    json_t *ids = json_array();
-    for (size_t i = 0; i < full->n; i++) json_array_append_new(ids, json_string(full->runs[i].id));
-    return json_pack("{s:i, s:s, s:s?, s:o}", "schema", 1, "experiment",
-                     s->g.n ? s->specs[0].experiment : "", "scale", s->opt.scale, "ids", ids);
-}
-
-static int read_text(const char *path, char **out, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)(n < 0 ? 0 : n) + 1);
-    if (!buf || n < 0 || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        fclose(f);
-        return -1;
-    }
-    buf[n] = '\0';
-    fclose(f);
-    *out = buf;
-    *len = (size_t)n;
-    return 0;
-}
-
-/* "the grid changed: N new runs, M kept, K recorded ones no longer in it", once, even with
- * --quiet: a resume that runs other runs than before says so. */
-static void grid_change_note(json_t *ids, json_t *records)
-{
-    size_t n_new = 0, n_kept = 0, n_gone = 0, i, r;
-    json_t *id, *rec;
-    json_t *have = json_object();
-    if (!have) return;
-    json_array_foreach(records, r, rec) {
-        const char *rid = json_string_value(json_object_get(rec, "id"));
-        if (rid) json_object_set_new(have, rid, json_true());
-    }
-    json_t *want = json_object();
-    json_array_foreach(ids, i, id) {
-        if (!json_is_string(id)) continue;
-        if (json_object_get(have, json_string_value(id))) n_kept++;
-        else n_new++;
-        if (want) json_object_set_new(want, json_string_value(id), json_true());
-    }
-    const char *key;
-    json_t *v;
-    json_object_foreach(have, key, v) n_gone += want && !json_object_get(want, key);
-    fprintf(stderr, "dperm: note: the grid changed since this folder's last sweep: %zu new "
-            "run%s to run, %zu recorded and kept, %zu recorded run%s no longer in the grid "
-            "(kept in runs.jsonl, left out of reports)\n", n_new, n_new == 1 ? "" : "s",
-            n_kept, n_gone, n_gone == 1 ? "" : "s");
-    json_decref(have);
-    json_decref(want);
-}
-
-/* DIR/config.original.yaml: the experiment file as given; DIR/config.yaml: the experiment
- * as this sweep runs it, which `dperm report` reads. Without --scale or --secure-noise the
- * two are the same text; with them config.yaml is the document with the scale merged in
- * (and privacy.secure_noise set), written as JSON (which is YAML) under a comment saying
- * so: a quick-scale folder then shows the epochs and seeds its runs had. Reals in 15
- * significant digits (0.3, not 0.29999999999999999): the values of a hand-written file. */
-static int write_configs(const sweep *s, const char *text, size_t len, dp_err *err)
-{
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/config.original.yaml", s->dir);
-    int rc = store_write_atomic(path, text, len, err);
-    if (rc) return rc;
-    snprintf(path, sizeof path, "%s/config.yaml", s->dir);
-    if (!s->opt.scale && !s->opt.secure_noise) return store_write_atomic(path, text, len, err);
-    cfg_node *doc = NULL;
-    if ((rc = grid_scaled_document(s->doc.root, s->opt.scale, &doc, err))) return rc;
-    json_t *j = cfg_to_json(doc);
-    cfg_free(doc);
-    char *body = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
-    json_decref(j);
-    agg_buf b;
-    agg_buf_init(&b);
-    agg_buf_printf(&b, "# The experiment as this folder's sweep ran it: %s", s->opt.config);
-    if (s->opt.scale) agg_buf_printf(&b, " with scales.%s merged in", s->opt.scale);
-    if (s->opt.secure_noise) agg_buf_puts(&b, " and --secure-noise");
-    agg_buf_puts(&b, " (JSON, which is YAML; the file as given: config.original.yaml).\n");
-    if (body) agg_buf_printf(&b, "%s\n", body);
-    free(body);
-    rc = !body || b.oom ? dp_err_set(err, DP_ENOMEM, "out of memory")
-                        : store_write_atomic(path, agg_buf_str(&b), b.len, err);
-    agg_buf_destroy(&b);
-    return rc;
-}
-
-/* Decide what to run. Fills todo[] with indices into s->g.runs. */
-static int open_folder(sweep *s, size_t *todo, size_t *n_todo, dp_err *err)
-{
-    char path[PATH_MAX + 32];
-    json_t **done = NULL, **from = NULL; /* per run: its done record; per group: a done one */
-    size_t *trainer = NULL, *now = NULL, n_now = 0; /* per group: the run that trains; runs
-                                                       copying a done record now */
-    grid full = {0};
-    int rc = grid_expand(s->doc.root, s->opt.scale, NULL, 0, &full, err);
-    if (rc) return rc;
-    json_t *manifest = manifest_json(s, &full);
-    grid_destroy(&full);
-    if (!manifest) return dp_err_set(err, DP_ENOMEM, "out of memory");
-
-    /* A folder dperm keeps experiments' folders and their index in (results/quick/ of
-     * make reproduce) is no experiment's folder: records there would mix with the index
-     * and would be listed by no report. */
-    snprintf(path, sizeof path, "%s/%s", s->dir, HTML_RESULTS_MARK);
-    if (access(path, F_OK) == 0) {
-        rc = dp_err_set(err, DP_ESTATE, "%s holds other experiments' results folders and "
-                        "their index, not one experiment's runs", s->dir);
-        dp_err_hint(err, "pass --out %s/NAME (or rename the experiment: its `experiment:` "
-                    "key names the folder)", s->dir);
-        json_decref(manifest);
-        return rc;
-    }
-
-    /* A shard appends to its own file only: no two processes ever append to one file,
-     * even on a shared file system where O_APPEND is not atomic across machines. */
-    json_t *records = NULL, *own = NULL, *old = NULL;
-    char fname[64] = "runs.jsonl";
-    if (s->opt.sharded) shard_file_name(&s->opt.shard, fname, sizeof fname);
-    snprintf(s->runs_path, sizeof s->runs_path, "%s/%s", s->dir, fname);
-    int have_own = access(s->runs_path, F_OK) == 0;
-    int have_any = store_has_records(s->dir);
-    if (have_any) {
-        /* Every file of the folder: a run done by any shard (or merged) is done. */
-        rc = store_load(s->dir, &records, err);
-        if (rc) goto out;
-    }
-    if (have_own) {
-        rc = store_load_file(s->runs_path, &own, err);
-        if (rc) goto out;
-    }
-    /* Other shards' files are expected in a shard's folder; only its own file, or for
-     * a whole sweep any record, means this command was already run here. */
-    if ((s->opt.sharded ? have_own : have_any) && !s->opt.resume) {
-        if (s->opt.sharded)
-            rc = dp_err_set(err, DP_ESTATE, "%s already holds %zu run records of shard %u/%u",
-                            s->dir, json_array_size(own), s->opt.shard.index, s->opt.shard.count);
-        else
-            rc = dp_err_set(err, DP_ESTATE, "%s already holds %zu run records", s->dir,
-                            json_array_size(records));
-        dp_err_hint(err, "pass --resume to run only the missing runs, or --out DIR to start a new folder");
-        goto out;
-    }
-    /* The manifest: a shard checks it even in a folder without records yet, since
-     * another shard of a different grid may have started there a moment ago. */
-    snprintf(path, sizeof path, "%s/sweep.json", s->dir);
-    old = json_load_file(path, 0, NULL);
-    const char *old_scale = old ? json_string_value(json_object_get(old, "scale")) : NULL;
-    const char *new_scale = s->opt.scale;
-    if (old && (have_any || s->opt.sharded) &&
-        strcmp(old_scale ? old_scale : "", new_scale ? new_scale : "") != 0) {
-        /* no --scale is the config as written: the full scale */
-        rc = dp_err_set(err, DP_ESTATE, "%s holds a sweep at scale %s; this command plans scale %s",
-                        s->dir, old_scale ? old_scale : "full", new_scale ? new_scale : "full");
-        if (old_scale)
-            dp_err_hint(err, "pass --scale %s to continue it, or --out DIR for this sweep",
-                        old_scale);
-        else
-            dp_err_hint(err, "leave out --scale to continue it, or use --out DIR for this sweep");
-        goto out;
-    }
-    if (old && (have_any || s->opt.sharded) &&
-        !json_equal(json_object_get(old, "ids"), json_object_get(manifest, "ids"))) {
-        if (s->opt.sharded) {
-            /* shards of one submission must agree on the grid they split */
-            rc = dp_err_set(err, DP_ESTATE, "%s: the expanded grid differs from the one this "
-                            "folder's shards were started with", s->opt.config);
-            dp_err_hint(err, "change a sharded sweep's grid between submissions only after "
-                        "`dperm merge`; or use --out DIR for the new grid");
-            goto out;
-        }
-        /* An edited grid extends the sweep: its new runs run, its recorded ones stay done,
-         * and records of runs no longer in it are kept but left out of reports. */
-        grid_change_note(json_object_get(manifest, "ids"), records);
-    }
-
-    /* Done = the last record of an id says ok or diverged; failed runs (record_failed:
-     * a missing or unknown status too) are retried. */
-    size_t n_failed_records = 0, n = s->g.n;
-    done = calloc(n + 1, sizeof *done);
-    from = calloc(n + 1, sizeof *from);
-    trainer = malloc((n + 1) * sizeof *trainer);
-    now = malloc((n + 1) * sizeof *now);
-    s->copy_of = malloc((n + 1) * sizeof *s->copy_of);
-    if (!done || !from || !trainer || !now || !s->copy_of) {
-        rc = dp_err_set(err, DP_ENOMEM, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        for (size_t r = 0; records && r < json_array_size(records); r++) {
-            json_t *rec = json_array_get(records, r);
-            if (strcmp(json_string_value(json_object_get(rec, "id")) ?: "", s->g.runs[i].id) != 0)
-                continue;
-            done[i] = record_failed(rec) ? NULL : rec;
-        }
-        if (done[i] && !from[s->group[i]]) from[s->group[i]] = done[i];
-        trainer[i] = s->copy_of[i] = SIZE_MAX;
-    }
-    /* A group of runs that train alike (shared_runs.h) trains once: an undone run copies
-     * a done member's record now, else the group's first undone run trains and the
-     * others copy its record when it arrives (job_done). */
-    *n_todo = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t g = s->group[i];
-        if (done[i]) continue;
-        if (from[g]) now[n_now++] = i;
-        else if (trainer[g] == SIZE_MAX) todo[(*n_todo)++] = trainer[g] = i;
-        else s->copy_of[i] = trainer[g];
-    }
-    for (size_t r = 0; own && r < json_array_size(own); r++)
-        n_failed_records += (size_t)record_failed(json_array_get(own, r));
-
-    /* The folder holding the experiment's is a results root dperm may index when dperm
-     * makes it now, or when it is the default results/ (html.h). */
-    char parent[PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", s->dir);
-    char *slash = strrchr(parent, '/');
-    if (slash == parent) slash[1] = '\0';
-    else if (slash) *slash = '\0';
-    else snprintf(parent, sizeof parent, ".");
-    int parent_existed = access(parent, F_OK) == 0;
-    rc = store_mkdirs(s->dir, err);
-    if (rc) goto out;
-    if (!parent_existed || !s->opt.out) {
-        snprintf(path, sizeof path, "%s/%s", parent, HTML_RESULTS_MARK);
-        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd >= 0) close(fd); /* a mark that cannot be made only means no index */
-    }
-    if (s->opt.sharded)
-        snprintf(s->tmpdir, sizeof s->tmpdir, "%s/.work.%u-of-%u", s->dir, s->opt.shard.index,
-                 s->opt.shard.count);
-    else
-        snprintf(s->tmpdir, sizeof s->tmpdir, "%s/.work", s->dir);
-    rc = store_mkdirs(s->tmpdir, err);
-    if (rc) goto out;
-    /* Left by a kill between writing and renaming a file: never read, only in the way. */
-    store_remove_stale_temps(s->dir);
-    store_remove_stale_temps(s->tmpdir);
-    /* The config as given (report reads it) and the manifest, each replaced atomically. */
-    char *text;
-    size_t len;
-    if (read_text(s->opt.config, &text, &len) != 0) {
-        rc = dp_err_set(err, DP_EIO, "cannot read %s: %s", s->opt.config, strerror(errno));
-        goto out;
-    }
-    rc = write_configs(s, text, len, err);
-    free(text);
-    if (rc) goto out;
-    /* Shards of one grid write the same bytes; once there, their manifest stays. */
-    if (!(old && s->opt.sharded)) {
-        char *mtext = store_json_dumps(manifest, 0);
-        if (!mtext) {
-            rc = dp_err_set(err, DP_ENOMEM, "out of memory");
-            goto out;
-        }
-        snprintf(path, sizeof path, "%s/sweep.json", s->dir);
-        rc = store_write_atomic(path, mtext, strlen(mtext), err);
-        free(mtext);
-        if (rc) goto out;
-    }
-
-    /* Retried failures are dropped from this process's file first (atomically), so the
-     * file keeps one line per id. */
-    if (n_failed_records > 0) {
-        char *buf = NULL;
-        size_t blen = 0;
-        FILE *f = open_memstream(&buf, &blen);
-        for (size_t r = 0; f && r < json_array_size(own); r++) {
-            json_t *rec = json_array_get(own, r);
-            if (record_failed(rec)) continue;
-            char *line = store_json_dumps(rec, 0);
-            if (line) fprintf(f, "%s\n", line);
-            free(line);
-        }
-        if (!f || fclose(f) != 0) {
-            free(buf);
-            rc = dp_err_set(err, DP_ENOMEM, "out of memory");
-            goto out;
-        }
-        rc = store_write_atomic(s->runs_path, buf, blen, err);
-        free(buf);
-        if (rc) goto out;
-    } else if (have_own) {
-        /* A kill mid-append can leave a final line without newline: cut it off so the
-         * next append starts on a fresh line. */
-        struct stat st;
-        if (stat(s->runs_path, &st) == 0 && st.st_size > 0) {
-            FILE *f = fopen(s->runs_path, "r+b");
-            if (f) {
-                off_t keep = st.st_size;
-                char ch;
-                while (keep > 0 && fseeko(f, keep - 1, SEEK_SET) == 0 && fread(&ch, 1, 1, f) == 1 && ch != '\n')
-                    keep--;
-                fclose(f);
-                if (keep != st.st_size && truncate(s->runs_path, keep) != 0) {
-                    rc = dp_err_set(err, DP_EIO, "cannot repair %s: %s", s->runs_path, strerror(errno));
-                    goto out;
-                }
-            }
-        }
-    }
-    s->fd = open(s->runs_path, O_WRONLY | O_CREAT | O_APPEND, 0666);
-    if (s->fd < 0) rc = dp_err_set(err, DP_EIO, "cannot open %s: %s", s->runs_path, strerror(errno));
-    for (size_t k = 0; rc == 0 && k < n_now; k++) {
-        json_t *copy = shared_runs_copy(from[s->group[now[k]]], &s->g.runs[now[k]]);
-        rc = copy ? store_append_record(s->fd, s->runs_path, copy, err)
-                  : dp_err_set(err, DP_ENOMEM, "out of memory");
-        json_decref(copy);
-        s->n_copied += rc == 0;
-    }
-out:
-    free(done);
-    free(from);
-    free(trainer);
-    free(now);
-    json_decref(records);
-    json_decref(own);
-    json_decref(old);
-    json_decref(manifest);
-    return rc;
-}
-
 /* ---- workers ------------------------------------------------------------------------- */
 
 static json_t *run_job(size_t job, void *ctx)
@@ -811,13 +368,13 @@ static int job_done(size_t job, json_t *record, const char *failure, void *ctx, 
     json_t *own = NULL;
     if (!record) record = own = failed_record(s, job, failure);
     if (!record) return dp_err_set(err, DP_ENOMEM, "out of memory");
-    int rc = store_append_record(s->fd, s->runs_path, record, err);
+    int rc = store_append_record(s->folder.fd, s->folder.runs_path, record, err);
     /* the runs that train what this one trained: copies of its record (a failed one
      * too, so that --resume retries the group together) */
     for (size_t j = job + 1; rc == 0 && s->copy_of && j < s->g.n; j++) {
         if (s->copy_of[j] != job) continue;
         json_t *copy = shared_runs_copy(record, &s->g.runs[j]);
-        rc = copy ? store_append_record(s->fd, s->runs_path, copy, err)
+        rc = copy ? store_append_record(s->folder.fd, s->folder.runs_path, copy, err)
                   : dp_err_set(err, DP_ENOMEM, "out of memory");
         json_decref(copy);
         s->n_copied += rc == 0;
@@ -860,11 +417,86 @@ static int job_done(size_t job, json_t *record, const char *failure, void *ctx, 
 
 /* ---- command ------------------------------------------------------------------------- */
 
+/* The last line: what was done where, and what to run next. */
+static void print_done(const sweep *s)
+{
+    if (s->opt.quiet) return;
+    if (s->opt.sharded) {
+        printf("dperm: shard %u/%u: %zu runs done in %s (%zu ok, %zu diverged, %zu failed); "
+               "when every shard is done: dperm merge %s\n",
+               s->opt.shard.index, s->opt.shard.count, s->prog.done, s->folder.runs_path,
+               s->prog.done - s->prog.failed - s->prog.diverged, s->prog.diverged,
+               s->prog.failed, s->dir);
+        return;
+    }
+    char copied[96] = "";
+    if (s->n_copied)
+        snprintf(copied, sizeof copied, "; %zu more recorded as copies of runs that train "
+                 "alike", s->n_copied);
+    printf("dperm: %zu runs done in %s (%zu ok, %zu diverged, %zu failed%s); "
+           "tables and figures: dperm report %s\n",
+           s->prog.done, s->dir, s->prog.done - s->prog.failed - s->prog.diverged,
+           s->prog.diverged, s->prog.failed, copied, s->dir);
+}
+
+/* Run todo[0..n_todo) in the workers, recording each as it arrives (job_done). */
+static int execute(sweep *s, size_t *todo, size_t n_todo, dp_err *err)
+{
+    size_t n_later = 0;   /* runs whose records copy a run of this command's */
+    for (size_t i = 0; i < s->g.n; i++) n_later += s->copy_of[i] != SIZE_MAX;
+    size_t n_recorded = s->g.n - n_todo - n_later; /* copies of recorded runs included */
+    if (!s->opt.quiet && (n_recorded || s->opt.resume))
+        fprintf(stderr, "dperm: %zu of %zu runs already recorded in %s; running %zu\n",
+                n_recorded, s->g.n, s->dir, n_todo);
+    if (!s->opt.quiet && n_later + s->n_copied)
+        fprintf(stderr, "dperm: %zu runs train what another run trains (a non-private run "
+                "does not depend on epsilon): their records copy it, marked same_run_as\n",
+                n_later + s->n_copied);
+    progress_init(&s->prog, stderr, n_todo, s->opt.quiet);
+    int workers = s->opt.jobs < (int)n_todo ? s->opt.jobs : (int)(n_todo ? n_todo : 1);
+    pool_opts po = {.workers = workers,
+                    .blas_threads = blas_env_threads_per_worker(workers),
+                    .tmpdir = s->folder.work_path};
+    int rc = pool_run(todo, n_todo, &po, run_job, job_done, s, err);
+    progress_finish(&s->prog);
+    close(s->folder.fd);
+    s->folder.fd = -1;
+    /* Again now: a worker of a killed sweep can still be dying when this one starts, and
+     * its temporary outlives the first sweep of them; by now it is surely gone. */
+    store_remove_stale_temps(s->folder.work_path);
+    rmdir(s->folder.work_path);
+    return rc;
+}
+
+/* The exit status of a sweep stopped by rc (err says why, printed here with a hint). */
+static int failure_status(sweep *s, int rc, int sweep_started, dp_err *err)
+{
+    /* Disk full or file size limit mid-sweep: every record written so far is whole and
+     * kept, the run that could not be recorded is missing, so --resume finishes the sweep
+     * once there is room. */
+    char again[3 * PATH_MAX + 1024];
+    cli_run_continue_command(s, again, sizeof again);
+    if (rc == DP_EIO && sweep_started && !err->hint[0])
+        dp_err_hint(err, "the records already in %s are kept; make room, then `%s` runs the "
+                    "rest", s->dir, again);
+    cli_print_error(err);
+    if (rc == DP_ESTATE && strstr(err->msg, "interrupted")) {
+        fprintf(stderr, "dperm: %zu runs recorded in %s; `%s` continues\n", s->prog.done, s->dir,
+                again);
+        return 130;
+    }
+    if (rc == DP_EIO && sweep_started) return EXIT_RUNS_FAILED;
+    return rc == DP_ECONFIG || rc == DP_EINVAL || rc == DP_EDATA || rc == DP_ESTATE ||
+                   rc == DP_EPRIVACY || rc == DP_EIO
+               ? EXIT_USAGE
+               : EXIT_RUNS_FAILED;
+}
+
 int cli_run(int argc, char **argv)
 {
     sweep s;
     memset(&s, 0, sizeof s);
-    s.fd = -1;
+    s.folder.fd = -1;
     int rc = parse_args(argc, argv, &s.opt);
     if (rc) {
         free(s.opt.only);
@@ -893,33 +525,10 @@ int cli_run(int argc, char **argv)
         rc = dp_err_set(&err, DP_ENOMEM, "out of memory");
         goto fail;
     }
-    rc = open_folder(&s, todo, &n_todo, &err);
+    rc = cli_run_open_folder(&s, todo, &n_todo, &err);
     if (rc) goto fail;
     sweep_started = 1; /* from here an I/O error leaves earlier records in place */
-
-    size_t n_later = 0;   /* runs whose records copy a run of this command's */
-    for (size_t i = 0; i < s.g.n; i++) n_later += s.copy_of[i] != SIZE_MAX;
-    size_t n_recorded = s.g.n - n_todo - n_later; /* copies of recorded runs included */
-    if (!s.opt.quiet && (n_recorded || s.opt.resume))
-        fprintf(stderr, "dperm: %zu of %zu runs already recorded in %s; running %zu\n",
-                n_recorded, s.g.n, s.dir, n_todo);
-    if (!s.opt.quiet && n_later + s.n_copied)
-        fprintf(stderr, "dperm: %zu runs train what another run trains (a non-private run "
-                "does not depend on epsilon): their records copy it, marked same_run_as\n",
-                n_later + s.n_copied);
-    progress_init(&s.prog, stderr, n_todo, s.opt.quiet);
-    int workers = s.opt.jobs < (int)n_todo ? s.opt.jobs : (int)(n_todo ? n_todo : 1);
-    pool_opts po = {.workers = workers,
-                    .blas_threads = blas_env_threads_per_worker(workers),
-                    .tmpdir = s.tmpdir};
-    rc = pool_run(todo, n_todo, &po, run_job, job_done, &s, &err);
-    progress_finish(&s.prog);
-    close(s.fd);
-    s.fd = -1;
-    /* Again now: a worker of a killed sweep can still be dying when this one starts, and
-     * its temporary outlives the first sweep of them; by now it is surely gone. */
-    store_remove_stale_temps(s.tmpdir);
-    rmdir(s.tmpdir);
+    rc = execute(&s, todo, n_todo, &err);
 
     /* summary.csv reflects everything recorded, even after an interrupt. Shards leave
      * it to `dperm merge`: N processes rewriting one file from each other's half-written
@@ -931,49 +540,14 @@ int cli_run(int argc, char **argv)
         cli_print_error(&serr);
         status = EXIT_RUNS_FAILED;
     }
-    if (!s.opt.quiet && s.opt.sharded)
-        printf("dperm: shard %u/%u: %zu runs done in %s (%zu ok, %zu diverged, %zu failed); "
-               "when every shard is done: dperm merge %s\n",
-               s.opt.shard.index, s.opt.shard.count, s.prog.done, s.runs_path,
-               s.prog.done - s.prog.failed - s.prog.diverged, s.prog.diverged, s.prog.failed,
-               s.dir);
-    else if (!s.opt.quiet) {
-        char copied[96] = "";
-        if (s.n_copied)
-            snprintf(copied, sizeof copied, "; %zu more recorded as copies of runs that train "
-                     "alike", s.n_copied);
-        printf("dperm: %zu runs done in %s (%zu ok, %zu diverged, %zu failed%s); "
-               "tables and figures: dperm report %s\n",
-               s.prog.done, s.dir, s.prog.done - s.prog.failed - s.prog.diverged,
-               s.prog.diverged, s.prog.failed, copied, s.dir);
-    }
+    print_done(&s);
     if (s.n_failed) status = EXIT_RUNS_FAILED;
     goto done;
 
 fail:
-    /* Disk full or file size limit mid-sweep: every record written so far is whole and
-     * kept, the run that could not be recorded is missing, so --resume finishes the sweep
-     * once there is room. */
-    char again[3 * PATH_MAX + 1024];
-    continue_command(&s, again, sizeof again);
-    if (rc == DP_EIO && sweep_started && !err.hint[0])
-        dp_err_hint(&err, "the records already in %s are kept; make room, then `%s` runs the "
-                    "rest", s.dir, again);
-    cli_print_error(&err);
-    if (rc == DP_ESTATE && strstr(err.msg, "interrupted")) {
-        fprintf(stderr, "dperm: %zu runs recorded in %s; `%s` continues\n", s.prog.done, s.dir,
-                again);
-        status = 130;
-    } else if (rc == DP_EIO && sweep_started) {
-        status = EXIT_RUNS_FAILED;
-    } else {
-        status = (rc == DP_ECONFIG || rc == DP_EINVAL || rc == DP_EDATA || rc == DP_ESTATE ||
-                  rc == DP_EPRIVACY || rc == DP_EIO)
-                     ? EXIT_USAGE
-                     : EXIT_RUNS_FAILED;
-    }
+    status = failure_status(&s, rc, sweep_started, &err);
 done:
-    if (s.fd >= 0) close(s.fd);
+    store_sweep_close(&s.folder);
     free(s.group);
     free(s.copy_of);
     free(todo);

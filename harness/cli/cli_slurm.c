@@ -22,7 +22,9 @@
 #include "harness/config/config.h"
 #include "harness/grid/grid.h"
 #include "harness/sweep/shard.h"
+#include "harness/report/reference.h"
 #include "harness/spec/spec.h"
+#include "harness/sweep/plan.h"
 #include "harness/store/store.h"
 
 static const char SLURM_HELP[] =
@@ -325,8 +327,9 @@ int cli_slurm(int argc, char **argv)
      * not in N failed array tasks. */
     rc = cfg_parse_file(&doc, o.config, &err);
     if (rc == 0) rc = spec_check_document(doc.root, &err);
+    if (rc == 0) rc = ref_check_document(doc.root, &err);
     if (rc == 0) rc = grid_expand(doc.root, o.scale, (char *const *)o.only, o.n_only, &g, &err);
-    for (size_t i = 0; rc == 0 && i < g.n; i++) rc = spec_from_config(g.runs[i].config, &spec, &err);
+    for (size_t i = 0; rc == 0 && i < g.n; i++) rc = plan_check(g.runs[i].config, &spec, &err);
     if (rc) goto fail;
     if (g.n == 0) {
         rc = dp_err_set(&err, DP_ECONFIG, "%s: the grid has no runs", o.config);

@@ -16,6 +16,7 @@
 
 #include "harness/config/config.h"
 #include "harness/report/report_scale.h"
+#include "harness/store/folder.h"
 #include "harness/store/store.h"
 
 void html_escape(agg_buf *b, const char *s)
@@ -158,7 +159,7 @@ static void index_scale_and_date(agg_buf *b, const char *parent, const char *nam
 
 /* Append to names the folders under ROOT/SUB (SUB NULL: ROOT itself) that hold a
  * report.html, as paths relative to ROOT ("demo", "quick/demo"); with `nested`, also
- * those of a subfolder that is itself a results root (HTML_RESULTS_MARK: results/quick/
+ * those of a subfolder that is itself a results root (STORE_RESULTS_MARK: results/quick/
  * of make reproduce), one level down. 0, DP_EIO (ROOT unreadable) or DP_ENOMEM. */
 static int list_reports(const char *root, const char *sub, agg_strs *names, int nested)
 {
@@ -176,7 +177,7 @@ static int list_reports(const char *root, const char *sub, agg_strs *names, int 
             if (agg_strs_push(names, rel)) rc = DP_ENOMEM;
             continue;
         }
-        snprintf(path, sizeof path, "%s/%s/%s", root, rel, HTML_RESULTS_MARK);
+        snprintf(path, sizeof path, "%s/%s/%s", root, rel, STORE_RESULTS_MARK);
         if (nested && access(path, F_OK) == 0) rc = list_reports(root, rel, names, 0);
     }
     closedir(d);
@@ -189,7 +190,7 @@ int html_write_index(const char *parent, char **path, char *skipped, size_t n, d
     if (skipped && n) skipped[0] = '\0';
     char file[4200], mark[4200];
     snprintf(file, sizeof file, "%s/index.html", parent);
-    snprintf(mark, sizeof mark, "%s/%s", parent, HTML_RESULTS_MARK);
+    snprintf(mark, sizeof mark, "%s/%s", parent, STORE_RESULTS_MARK);
     if (access(file, F_OK) == 0 ? !dperm_index(file) : access(mark, F_OK) != 0) {
         /* a folder of the user's without an index: nothing to say */
         if (skipped && n && access(file, F_OK) == 0)

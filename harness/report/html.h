@@ -18,17 +18,14 @@ void html_escape(agg_buf *b, const char *s);
 void html_page_begin(agg_buf *b, const char *title);
 void html_page_end(agg_buf *b);
 
-/* The file that marks a folder as a results root dperm made (`dperm run` leaves it in
- * the folder holding an experiment's folder when it created that folder, or when it is
- * the default results/): only there is an index written. */
-#define HTML_RESULTS_MARK ".dperm-results"
-
 /* Write PARENT/index.html atomically: one link per folder PARENT/X holding
  * X/report.html, and per PARENT/X/Y when X is itself a results root (results/quick/ in
  * results/), with the experiment's paper, scale, date and fidelity line when its files
  * say them. *path (caller frees) is the file written. Nothing is written
  * (0, *path NULL) over an index.html that dperm did not write (skipped[0..n), when given,
- * then says so), nor in a folder without HTML_RESULTS_MARK that has no index yet: a
+ * then says so), nor in a folder without STORE_RESULTS_MARK (store/folder.h: `dperm run` leaves it in
+ * the folder holding an experiment's folder when it created that folder, or when it is
+ * the default results/) that has no index yet: a
  * user's own files are never replaced.
  * Errors: DP_EIO (folder unreadable, write failed), DP_ENOMEM. */
 int html_write_index(const char *parent, char **path, char *skipped, size_t n, dp_err *err);

@@ -22,7 +22,6 @@
 
 #include "harness/report/aggregate.h"
 #include "harness/config/config.h"
-#include "harness/config/config.h"
 
 static const char *const REF_KEYS[] = {"source", "metric", "unit", "scale", "band_factor", "runs",
                                        "rows",   "cols",   "cells"};
@@ -286,4 +285,45 @@ char *ref_table_citation(const ref_table *t)
                  t->page ? t->page : "") < 0)
         return NULL;
     return s;
+}
+
+/* One table's reference (absent: nothing to check). */
+static int check_reference(const cfg_node *t, const char *where, dp_err *err)
+{
+    const cfg_node *r = cfg_get(t, "reference");
+    if (!r || r->kind != CFG_SCALAR) return 0;
+    char base[4096] = "", path[4096];
+    const char *slash = r->file ? strrchr(r->file, '/') : NULL;
+    if (slash) snprintf(base, sizeof base, "%.*s", (int)(slash - r->file), r->file);
+    if (!ref_resolve(r->value, base, path, sizeof path)) {
+        int rc = cfg_error(err, r, 0, "%s.reference: file '%s' not found", where, r->value);
+        dp_err_hint(err, "a reference path is read relative to the working folder (the "
+                    "repository root), else to the experiment file's folder or a folder above it");
+        return rc;
+    }
+    ref_table ref;
+    int rc = ref_table_load(&ref, path, err);
+    if (rc == 0) ref_table_destroy(&ref);
+    return rc;
+}
+
+static int check_report_references(const cfg_node *report, dp_err *err)
+{
+    const cfg_node *tables = cfg_get(report, "tables");
+    char where[64];
+    for (size_t i = 0; tables && tables->kind == CFG_SEQ && i < tables->n_items; i++) {
+        snprintf(where, sizeof where, "report.tables[%zu]", i);
+        int rc = check_reference(tables->items[i], where, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int ref_check_document(const cfg_node *root, dp_err *err)
+{
+    int rc = check_report_references(cfg_get(root, "report"), err);
+    const cfg_node *scales = cfg_get(root, "scales");
+    for (size_t i = 0; rc == 0 && scales && scales->kind == CFG_MAP && i < scales->n_items; i++)
+        rc = check_report_references(cfg_get(scales->items[i], "report"), err);
+    return rc;
 }

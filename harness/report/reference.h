@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "algorithms/base/err.h"
+#include "harness/config/config.h"
 
 typedef struct ref_cell {
     json_t *row;            /* array, one typed value per rows path */
@@ -67,6 +68,14 @@ void ref_table_destroy(ref_table *t);
  * nearest folder above base where it exists. Writes the chosen path into out (size n)
  * and returns 1, or 0 when none exists (out then holds P). Can't fail. */
 int ref_resolve(const char *p, const char *base, char *out, size_t n);
+
+/* Every table's `reference: P` of the experiment document root (report.tables, and each
+ * scales.NAME.report.tables) must exist and be well formed before anything runs, so a
+ * sweep of hours does not end in a report that cannot be written. P is looked for
+ * relative to the working folder (the repository root), then to the experiment file's
+ * folder; the file's own errors carry its own FILE:LINE:COL. Shapes are
+ * spec_check_document's: run it first. */
+int ref_check_document(const cfg_node *root, dp_err *err);
 
 /* The cell of (row values, col value) or NULL. row: n_rows borrowed values (matched as
  * the report groups values: 1 equals 1.0); col ignored when the reference has no cols. */

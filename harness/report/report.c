@@ -23,6 +23,7 @@
 #include "harness/report/report_protocols.h"
 #include "harness/report/report_readouts.h"
 #include "harness/report/report_scale.h"
+#include "harness/store/folder.h"
 #include "harness/store/store.h"
 #include "harness/report/table.h"
 
@@ -653,7 +654,7 @@ int report_index(const char *dir, char **path, char *skipped, size_t n, dp_err *
     /* a results root inside another (results/quick/ in results/): the outer index lists
      * this experiment too, so one page lists every experiment */
     char mark[4200];
-    snprintf(mark, sizeof mark, "%s/%s", parent, HTML_RESULTS_MARK);
+    snprintf(mark, sizeof mark, "%s/%s", parent, STORE_RESULTS_MARK);
     slash = strrchr(parent, '/');
     if (rc == 0 && *path && slash && slash != parent && access(mark, F_OK) == 0) {
         *slash = '\0';

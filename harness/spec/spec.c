@@ -104,8 +104,6 @@
  */
 #include "harness/spec/spec.h"
 
-#include "harness/drivers/driver.h"
-#include "harness/sweep/optimality.h"
 #include "harness/spec/spec_int.h"
 
 #include <limits.h>
@@ -437,27 +435,17 @@ static int check_privacy_target(const cfg_node *root, const cfg_node *algo,
     return 0;
 }
 
-/* An algorithm with its own driver (driver.h): linear models, and deep models when the
- * driver has run_deep; its driver checks the algorithm and train blocks; epsilon and
- * seed as for every run. */
-static int read_convex_run(const cfg_node *root, const cfg_node *model, run_spec *out,
+/* An algorithm with its own driver (harness/drivers/): epsilon and seed as for every
+ * run; its driver checks its algorithm and train blocks (sweep/plan.h's plan_check). */
+static int read_driver_run(const cfg_node *root, const cfg_node *model, run_spec *out,
                            dp_err *err)
 {
-    const driver *drv = driver_find(out->algorithm);
     long seed;
     int rc;
-    if (!drv)
-        return cfg_error(err, cfg_get(cfg_get(root, "algorithm"), "name"), 0,
-                         "algorithm %s has no driver in this build", out->algorithm);
     if (out->train.init != DP_INIT_AS_GIVEN)
         return cfg_error(err, cfg_get(model, "init"), 1, "model.init applies to the "
                          "first-order algorithms; %s starts from its own point",
                          out->algorithm);
-    if (out->deep && !drv->run_deep)
-        return cfg_error(err, cfg_get(model, "type"), 0,
-                         "%s needs a convex loss (its theorem or solver assumes one): use a "
-                         "linear model (model.type logistic or softmax), not %s",
-                         out->algorithm, out->model_name);
     if ((rc = cfg_read_number(root, "", "epsilon", 0, INFINITY,
                               (cfg_range){0, INFINITY, 1, 0, "> 0"}, &out->epsilon, err)) ||
         (rc = cfg_read_int(root, "", "seed", 0, 1, 0, LONG_MAX, &seed, err)))
@@ -468,8 +456,7 @@ static int read_convex_run(const cfg_node *root, const cfg_node *model, run_spec
         return cfg_error(err, cfg_get(root, "algorithm"), 1,
                          "%s needs a privacy target: set epsilon", out->algorithm);
     if (!out->algo->private_) out->epsilon = INFINITY;
-    if ((rc = spec_read_neighbours(root, out, err))) return rc;
-    return drv->check(root, out, err);
+    return spec_read_neighbours(root, out, err);
 }
 
 int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
@@ -507,7 +494,7 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
 
     if ((rc = need_block(root, "model", 1, &model, err)) ||
         (rc = spec_read_model(model, out, err)) ||
-        (rc = optimality_read(root, out, err)))
+        (rc = spec_read_optimality(root, out, err)))
         return rc;
 
     if ((rc = need_block(root, "privacy", 0, &privacy, err))) return rc;
@@ -531,7 +518,7 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         return rc;
     if (!out->algo->private_) out->secure_noise = 0; /* no mechanism, nothing to secure */
     if (out->algo->kind == SPEC_KIND_DRIVER)
-        return read_convex_run(root, model, out, err);
+        return read_driver_run(root, model, out, err);
     if ((rc = need_block(root, "train", 1, &train, err)) ||
         (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->algo->full_batch,
                          out->synthetic.n, out->real ? SIZE_MAX : n_train, &out->train, err)))

@@ -19,6 +19,8 @@
 
 #define SPEC_MAX_HIDDEN 8
 #define SPEC_MAX_LAYERS 32
+/* The reference epochs of `optimality_gap: true` on a deep model (sweep/optimality.h). */
+#define OPTIMALITY_REFERENCE_EPOCHS 50
 
 /* How the harness runs an algorithm: the first-order loop of algorithms/train.h (most of
  * them), or its own driver (harness/drivers/) (linear-model algorithms whose structure is
@@ -98,14 +100,14 @@ typedef struct run_spec {
     char algorithm[32];               /* algorithm.name (spec_algorithm_list) */
     const spec_algorithm *algo;       /* its table entry */
     dp_train_cfg train;
-    /* train.readout: the epoch read-outs, then (runner_plan_readouts) the epsilon ones
+    /* train.readout: the epoch read-outs, then (plan_readouts) the epsilon ones
      * merged in, ordered by epoch; the epsilon targets as given until then */
     spec_readout readouts[SPEC_MAX_READOUTS * 2];
     size_t n_readouts;
     double readout_epsilons[SPEC_MAX_READOUTS];
     size_t n_readout_epsilons;
     uint64_t seed;                    /* run seed (top-level `seed`, default 1) */
-    int optimality_gap;               /* top-level optimality_gap: true (optimality.h) */
+    int optimality_gap;               /* 0, or the reference epochs of optimality_gap */
     double f_star;                    /* its F(w*), set by the parent (optimality_prepare) */
 } run_spec;
 
@@ -121,7 +123,9 @@ int spec_check_document(const cfg_node *root, dp_err *err);
 
 /* Validate a resolved run config into *out. Cross-field checks included (batch size
  * <= training examples, logistic needs 2 classes, dp_sgd needs clip and either epsilon
- * or noise_multiplier, ...). DP_ECONFIG with a position on error. */
+ * or noise_multiplier, ...). DP_ECONFIG with a position on error. An algorithm with a
+ * driver of its own (SPEC_KIND_DRIVER) has its own keys checked by that driver: callers
+ * above spec/ validate with sweep/plan.h's plan_check, which does both. */
 int spec_from_config(const cfg_node *resolved, run_spec *out, dp_err *err);
 
 /* Real datasets: attach the loaded data d to s (validated by spec_from_config from the

@@ -9,11 +9,11 @@
  * The grid and scales are checked for shape only: a grid key by its first dotted part
  * (the rest, and every value, is validated by spec_from_config once the grid is
  * expanded), a zip group by the grid's rules (no zip inside a zip). report is checked in
- * full here: it is not part of any run.
+ * full here (it is not part of any run), except that its reference files exist and read
+ * well: report/reference.h's ref_check_document, which callers run after this check.
  */
 #include "harness/spec/spec.h"
 #include "harness/spec/spec_int.h"
-#include "harness/report/reference.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -149,29 +149,6 @@ static int check_where(const cfg_node *item, const char *where, dp_err *err)
     return 0;
 }
 
-/* A table's reference file must exist and be well formed before anything runs, so a
- * sweep of hours does not end in a report that cannot be written. It is looked for
- * relative to the working folder (the repository root), then to the experiment file's
- * folder; its own errors carry its own FILE:LINE:COL. */
-static int check_reference(const cfg_node *t, const char *where, dp_err *err)
-{
-    const cfg_node *r = cfg_get(t, "reference");
-    if (!r || r->kind != CFG_SCALAR) return 0;
-    char base[4096] = "", path[4096];
-    const char *slash = r->file ? strrchr(r->file, '/') : NULL;
-    if (slash) snprintf(base, sizeof base, "%.*s", (int)(slash - r->file), r->file);
-    if (!ref_resolve(r->value, base, path, sizeof path)) {
-        int rc = cfg_error(err, r, 0, "%s.reference: file '%s' not found", where, r->value);
-        dp_err_hint(err, "a reference path is read relative to the working folder (the "
-                    "repository root), else to the experiment file's folder or a folder above it");
-        return rc;
-    }
-    ref_table ref;
-    int rc = ref_table_load(&ref, path, err);
-    if (rc == 0) ref_table_destroy(&ref);
-    return rc;
-}
-
 /* cell_notes: a list of {where: {PATH: value(s)}, text: TEXT}; that each PATH is one of
  * the table's rows or cols paths is checked when the table is built. */
 static int check_cell_notes(const cfg_node *t, const char *where, dp_err *err)
@@ -241,7 +218,6 @@ static int check_table(const cfg_node *t, const cfg_node *list, size_t idx, dp_e
         return rc;
     snprintf(what, sizeof what, "%s.rows", where);
     if (cfg_get(t, "rows") && (rc = check_paths(cfg_get(t, "rows"), what, err))) return rc;
-    if ((rc = check_reference(t, where, err))) return rc;
     if ((rc = check_select(t, where, err)) || (rc = check_cell_notes(t, where, err))) return rc;
     return check_where(t, where, err);
 }

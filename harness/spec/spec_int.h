@@ -15,6 +15,11 @@
  * out->train.epochs and out->train.algorithm. */
 int spec_read_readout(const cfg_node *train, run_spec *out, dp_err *err);
 
+/* root.optimality_gap (true, false or {reference_epochs: N}, default false) into
+ * out->optimality_gap (0, or N; spec_optimality.c). Anything else is DP_ECONFIG at the
+ * value (or at an unknown key of the map). */
+int spec_read_optimality(const cfg_node *root, run_spec *out, dp_err *err);
+
 /* The algorithm block into out (spec_algorithm.c): out->algorithm, out->algo, and the
  * algorithm's fields of out->train (privacy, update rule, smoothing). */
 int spec_read_algorithm(const cfg_node *algo, run_spec *out, dp_err *err);

@@ -10,7 +10,7 @@
  *                                                    accountant epsilon reaches each
  * (both lists may be given). Epoch read-outs are checked here against train.epochs;
  * epsilon read-outs need the noise multiplier and the training-set size, so
- * runner_plan_readouts (runner.c) turns them into epochs after calibration. The record
+ * plan_readouts (sweep/plan.c) turns them into epochs after calibration. The record
  * carries one entry per read-out (runner.c), and reports take `readout.*` keys as rows,
  * columns or x values (report_readouts.c).
  *

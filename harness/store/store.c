@@ -294,7 +294,7 @@ int store_append_record(int fd, const char *path, json_t *record, dp_err *err)
 
 /* ---- reading -------------------------------------------------------------------------- */
 
-static int read_file(const char *path, char **out, size_t *len, dp_err *err)
+int store_read_file(const char *path, char **out, size_t *len, dp_err *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return dp_err_set(err, DP_EIO, "cannot read %s: %s", path, strerror(errno));
@@ -332,7 +332,7 @@ static int load_one(const char *path, json_t *records, json_t *origins, dp_err *
 {
     char *buf = NULL;
     size_t len = 0;
-    int rc = read_file(path, &buf, &len, err);
+    int rc = store_read_file(path, &buf, &len, err);
     if (rc) return rc;
     int line = 0;
     char *p = buf, *end = buf + len;

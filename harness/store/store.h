@@ -27,7 +27,8 @@
  * trains what run ID trained and did not train again (shared_runs.h).
  *
  * Atomicity: files are replaced by write-temp + fsync + rename + fsync(dir); a reader
- * ignores a final line without its newline (a kill mid-write), and store_open repairs it.
+ * ignores a final line without its newline (a kill mid-write), and store_sweep_open
+ * (folder.h) cuts it off before the next append.
  */
 #ifndef DPERM_STORE_H
 #define DPERM_STORE_H
@@ -83,6 +84,10 @@ int store_append_record(int fd, const char *path, json_t *record, dp_err *err);
 /* Compact JSON text of v with numbers written in their shortest round-trip form and
  * non-finite reals as null (jansson prints 0.1 as 0.10000000000000001). Caller frees. */
 char *store_json_dumps(json_t *v, int sort_keys);
+
+/* Read a whole file into a new NUL-terminated buffer (*out, caller frees; *len bytes
+ * before the NUL). DP_EIO naming the file when it cannot be read. */
+int store_read_file(const char *path, char **out, size_t *len, dp_err *err);
 
 /* Make the folder and its parents (mkdir -p). */
 int store_mkdirs(const char *path, dp_err *err);

@@ -49,6 +49,7 @@
 #include "algorithms/train.h"
 #include "harness/drivers/driver.h"
 #include "harness/sweep/progress.h"
+#include "harness/sweep/plan.h"
 #include "harness/sweep/runner.h"
 #include "harness/config/config.h"
 #include "harness/spec/spec.h"
@@ -179,10 +180,10 @@ int audit_set_load(audit_set *a, const char *path, const audit_overrides *ov,
         const cfg_node *run = a->g.runs[i].config;
         const cfg_node *eps = cfg_get(run, "epsilon");
         double norm;
-        if ((rc = spec_from_config(run, s, err)) ||
+        if ((rc = plan_check(run, s, err)) ||
             (rc = data_cache_bind(&a->data, s, run, err)) ||
             (rc = check_run(a, run, s, &norm, err)) ||
-            (rc = runner_calibrate(s, eps ? eps : run, err)))
+            (rc = plan_calibrate(s, eps ? eps : run, err)))
             return rc;
     }
     return 0;

@@ -1,4 +1,4 @@
-/* optimality.c: reading optimality_gap, the reference value f_star once per distinct
+/* optimality.c: the reference value f_star once per distinct
  * problem, in the parent, and the gap of a linear run (optimality.h). The deep model's
  * reference training and gap are in optimality_deep.c.
  *
@@ -14,11 +14,7 @@
  * real data set; or equal synthetic parameters and training size, which fix the rows)
  * and their loss, l2 and Huber delta are equal; for deep models also their model (type,
  * hidden sizes, activation, layer list, input shape) and reference epochs.
- *
- * Choices where the brief was silent: a map value with no key ({}) means true with the
- * default epochs; reference_epochs on a linear model is accepted and ignored (a grid may
- * mix linear and deep models under one top-level key); N is at most 100000.
- */
+ * */
 #include "harness/store/record.h"
 #include "harness/sweep/optimality.h"
 
@@ -31,44 +27,6 @@
 #include "harness/sweep/runner.h"
 #include "harness/config/config.h"
 #include "harness/spec/spec.h"
-
-static const char *const GAP_KEYS[] = {"reference_epochs"};
-
-int optimality_read(const cfg_node *root, run_spec *out, dp_err *err)
-{
-    const cfg_node *n = cfg_get(root, "optimality_gap");
-    out->optimality_gap = 0;
-    out->f_star = NAN;
-    if (!n) return 0;
-    if (n->kind == CFG_SCALAR && cfg_scalar_type(n) == CFG_T_BOOL) {
-        int on = 0;
-        int rc = cfg_as_bool(n, "optimality_gap", &on, err);
-        if (rc == 0 && on) out->optimality_gap = OPTIMALITY_REFERENCE_EPOCHS;
-        return rc;
-    }
-    if (n->kind != CFG_MAP) {
-        char got[96];
-        if (n->kind == CFG_SEQ)
-            snprintf(got, sizeof got, "a list");
-        else if (cfg_scalar_type(n) == CFG_T_NULL)
-            snprintf(got, sizeof got, "an empty value");
-        else if (n->quoted)
-            snprintf(got, sizeof got, "the quoted string \"%.60s\"", n->value);
-        else
-            snprintf(got, sizeof got, "'%.60s'", n->value);
-        return cfg_error(err, n, 0,
-                         "optimality_gap: expected true, false or {reference_epochs: N} (N an "
-                         "integer >= 1), got %s", got);
-    }
-    long epochs;
-    int rc;
-    if ((rc = cfg_check_keys(n, "optimality_gap", GAP_KEYS, CFG_COUNT(GAP_KEYS), err)) ||
-        (rc = cfg_read_int(n, "optimality_gap", "reference_epochs", 0,
-                           OPTIMALITY_REFERENCE_EPOCHS, 1, 100000, &epochs, err)))
-        return rc;
-    out->optimality_gap = (int)epochs;
-    return 0;
-}
 
 /* The same deep model: type, hidden sizes, activation, layer list, input shape. */
 static int same_model(const run_spec *a, const run_spec *b)

@@ -22,8 +22,8 @@
  * F_ref is a local optimum reached by one optimizer, not a minimum: a private run may
  * beat it, and its gap is then negative.
  *
- * run_spec.optimality_gap holds 0 (off) or, when on, the reference epochs N (50 for
- * `true`), so a worker can say what its f_star is without the config.
+ * run_spec.optimality_gap holds 0 (off) or, when on, the reference epochs N
+ * (OPTIMALITY_REFERENCE_EPOCHS for `true`; read by spec/spec_optimality.c), so a worker can say what its f_star is without the config.
  */
 #ifndef DPERM_OPTIMALITY_H
 #define DPERM_OPTIMALITY_H
@@ -36,13 +36,6 @@
 #include "harness/config/config.h"
 #include "harness/grid/grid.h"
 #include "harness/spec/spec.h"
-
-#define OPTIMALITY_REFERENCE_EPOCHS 50 /* `optimality_gap: true` on a deep model */
-
-/* root.optimality_gap (true, false or {reference_epochs: N}, default false) into
- * out->optimality_gap (0, or N: see above); out's model must be read. Anything else is
- * DP_ECONFIG at the value (or at an unknown key of the map). */
-int optimality_read(const cfg_node *root, run_spec *out, dp_err *err);
 
 /* For each spec i < n with optimality_gap: specs[i].f_star = F(w*) (linear) or F_ref
  * (deep) on its training set (synthetic data are generated and split here as the runner

@@ -12,60 +12,12 @@
 #include "harness/drivers/driver.h"
 #include "harness/store/record.h"
 #include "harness/sweep/optimality.h"
+#include "harness/sweep/plan.h"
 #include "harness/sweep/privacy_truth.h"
 #include "harness/sweep/progress.h"
 
 #define COUNT_READOUTS (SPEC_MAX_READOUTS * 2)
 #include "harness/env/provenance.h"
-
-/* Steps of one epoch, as the trainer counts them (train_common.c). */
-static long steps_per_epoch(const run_spec *s)
-{
-    if (s->train.batch_size == 0) return 1; /* a driver's own iterations */
-    size_t n = s->n_train, b = s->train.batch_size;
-    /* a shuffled pass that keeps its partial batch takes ceil(n / b) steps */
-    size_t per_epoch = s->train.sampling == DP_SAMPLING_SHUFFLE &&
-                               s->train.partial_batch == DP_PARTIAL_KEEP
-                           ? (n + b - 1) / b
-                           : n / b;
-    return per_epoch < 1 ? 1 : (long)per_epoch;
-}
-
-long runner_planned_steps(const run_spec *s)
-{
-    return (long)s->train.epochs * steps_per_epoch(s);
-}
-
-/* A private run of the first-order loop (its noise is calibrated and accounted here;
- * a convex driver does both itself). */
-static int is_private(const run_spec *s)
-{
-    return s->train.algorithm == DP_ALGO_DP_SGD &&
-           (!s->algo || s->algo->kind == SPEC_KIND_FIRST_ORDER);
-}
-
-int runner_calibrate(run_spec *s, const cfg_node *at, dp_err *err)
-{
-    if (!is_private(s) || s->has_noise_multiplier || !isfinite(s->epsilon) ||
-        s->data_missing[0])
-        return 0;
-    double q = (double)s->train.batch_size / (double)s->n_train;
-    double sigma;
-    int rc = dp_accountant_sigma(s->accountant_kind, q, runner_planned_steps(s), s->delta,
-                                 s->epsilon, &sigma, err);
-    /* The accountant's multiplier is relative to the sensitivity it assumes: a replace-one
-     * run analysed by an add/remove accountant has twice its noise (spec_neighbours.c). */
-    sigma /= spec_accountant_noise_factor(s, s->accountant_kind);
-    if (rc) {
-        char msg[DP_ERR_MSG_MAX];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        /* the accountant's message may already name the target */
-        if (strncmp(msg, "epsilon", 7) == 0) return cfg_error(err, at, 0, "%s", msg);
-        return cfg_error(err, at, 0, "epsilon %g: %s", s->epsilon, msg);
-    }
-    s->train.noise_multiplier = sigma;
-    return 0;
-}
 
 static double cpu_seconds(void)
 {
@@ -94,95 +46,7 @@ static json_t *curves_json(const dp_train_result *r)
                      "test_rmse", rmse, "grad_norm", gn);
 }
 
-/* Privacy actually spent over `steps` by accountant a (the run's own, or one of
- * privacy.also_report), and its description; INFINITY when a does not analyse the run. */
-static double privacy_spent(const run_spec *s, dp_accountant a, long steps, char *accountant,
-                            size_t size)
-{
-    const char *name = dp_accountant_name(a);
-    if (!is_private(s)) {
-        snprintf(accountant, size, "none (non-private)");
-        return INFINITY;
-    }
-    if (s->train.noise_multiplier <= 0) {
-        snprintf(accountant, size, "none (no noise)");
-        return INFINITY;
-    }
-    if (!spec_accountant_fits(a, s->train.sampling) &&
-        s->train.clip_mode != DP_CLIP_BATCH_MEAN_PER_TENSOR) {
-        snprintf(accountant, size, "none (the %s accountant does not analyse this run's batch sampling)",
-                 name);
-        return INFINITY;
-    }
-    snprintf(accountant, size, "%s: %s", name, dp_accountant_description(a));
-    double q = (double)s->train.batch_size / (double)s->n_train, eps;
-    dp_err err;
-    if (steps < 1) return 0.0;
-    if (dp_accountant_epsilon(a, q, s->train.noise_multiplier * spec_accountant_noise_factor(s, a),
-                              steps, s->delta, &eps, NULL, &err) != 0)
-        return INFINITY;
-    return eps;
-}
-
-static int cmp_readout(const void *a, const void *b)
-{
-    const spec_readout *x = a, *y = b;
-    if (x->epoch != y->epoch) return x->epoch < y->epoch ? -1 : 1;
-    /* an epoch read-out (NAN target) before the epsilon ones of its epoch */
-    if (isnan(x->epsilon_target) || isnan(y->epsilon_target))
-        return isnan(y->epsilon_target) - isnan(x->epsilon_target);
-    return (x->epsilon_target > y->epsilon_target) - (x->epsilon_target < y->epsilon_target);
-}
-
-int runner_plan_readouts(run_spec *s, const cfg_node *train, dp_err *err)
-{
-    if (s->n_readout_epsilons == 0) return 0;
-    const cfg_node *list = cfg_get_path(train, "readout.epsilon");
-    char acc[256];
-    long per_epoch = steps_per_epoch(s);
-    double at_end = privacy_spent(s, s->accountant_kind, runner_planned_steps(s), acc,
-                                  sizeof acc);
-    for (size_t k = 0; k < s->n_readout_epsilons; k++) {
-        double target = s->readout_epsilons[k];
-        const cfg_node *at = list && k < list->n_items ? list->items[k] : list;
-        if (!isfinite(at_end))
-            return cfg_error(err, at, 0, "train.readout.epsilon: the run's accountant gives "
-                             "no epsilon (%s); read it out by epochs", acc);
-        if (at_end < target) {
-            long most = 0;
-            dp_err e2;
-            double sigma = s->train.noise_multiplier *
-                           spec_accountant_noise_factor(s, s->accountant_kind);
-            double q = (double)s->train.batch_size / (double)s->n_train;
-            int rc = dp_accountant_steps(s->accountant_kind, q, sigma, s->delta, target,
-                                         100000000L, &most, &e2);
-            char need[96] = "";
-            if (rc == 0 && most < 100000000L)
-                snprintf(need, sizeof need, "; train.epochs %ld reaches it",
-                         most / per_epoch + 1);
-            return cfg_error(err, at, 0, "train.readout.epsilon: %g is never reached: %s "
-                             "gives %.4g after train.epochs %d (%ld steps)%s", target,
-                             s->accountant, at_end, s->train.epochs,
-                             runner_planned_steps(s), need);
-        }
-        /* the first epoch whose epsilon reaches the target (epsilon grows with steps) */
-        long lo = 1, hi = s->train.epochs;
-        while (lo < hi) {
-            long mid = lo + (hi - lo) / 2;
-            if (privacy_spent(s, s->accountant_kind, mid * per_epoch, acc, sizeof acc) >=
-                target)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        s->readouts[s->n_readouts++] = (spec_readout){(int)lo, target};
-    }
-    s->n_readout_epsilons = 0; /* resolved: planning twice adds nothing */
-    qsort(s->readouts, s->n_readouts, sizeof *s->readouts, cmp_readout);
-    return 0;
-}
-
-/* The record's readouts: per read-out of s (runner_plan_readouts), where it was read and
+/* The record's readouts: per read-out of s (plan_readouts), where it was read and
  * what the model and the privacy were there, under the same names as the run's metrics,
  * so a report can take a read-out in place of the run's end (report_readouts.c). A
  * read-out the run did not reach (it diverged first) says so and has no metrics. */
@@ -192,7 +56,7 @@ static json_t *readouts_json(const run_spec *s, const dp_train_result *r)
     char acc[256];
     for (size_t i = 0; list && i < s->n_readouts; i++) {
         const spec_readout *ro = &s->readouts[i];
-        long it = (long)ro->epoch * steps_per_epoch(s);
+        long it = (long)ro->epoch * plan_steps_per_epoch(s);
         const dp_curve_point *p = NULL;
         for (size_t k = 0; k < r->n_curve && !p; k++)
             if (r->curve[k].iteration == it) p = &r->curve[k];
@@ -209,19 +73,19 @@ static json_t *readouts_json(const run_spec *s, const dp_train_result *r)
         json_object_set_new(e, "test_loss", record_number(p->test_loss));
         json_object_set_new(e, "test_rmse", record_number(p->test_rmse));
         json_object_set_new(e, "train_loss", record_number(p->train_loss));
-        double spent = privacy_spent(s, s->accountant_kind, it, acc, sizeof acc);
+        double spent = plan_epsilon_after(s, s->accountant_kind, it, acc, sizeof acc);
         json_object_set_new(e, "epsilon_spent", record_number(spent));
         for (size_t a = 0; a < s->n_also_report; a++) {
             char key[48];
             snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
-            json_object_set_new(e, key, record_number(privacy_spent(s, s->also_report[a], it, acc,
+            json_object_set_new(e, key, record_number(plan_epsilon_after(s, s->also_report[a], it, acc,
                                                           sizeof acc)));
         }
         /* The as-published estimate takes the largest gradient norm of the whole run, an
          * upper bound of the one up to this read-out. */
-        if (is_private(s) && s->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR)
+        if (plan_is_private(s) && s->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR)
             privacy_truth_as_published(s, it, spent, r->max_example_grad_norm, e);
-        else if (is_private(s))
+        else if (plan_is_private(s))
             privacy_truth_first_order(s, it, spent, e);
         json_array_append_new(list, e);
     }
@@ -322,7 +186,7 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     if (rc == 0) status = res.diverged ? "diverged" : "ok";
 
     char accountant[256], other[256];
-    double eps_spent = privacy_spent(s, s->accountant_kind, res.iterations, accountant,
+    double eps_spent = plan_epsilon_after(s, s->accountant_kind, res.iterations, accountant,
                                      sizeof accountant);
     double wall = progress_now() - wall0, cpu = cpu_seconds() - cpu0;
     provenance_utc_now(finished, sizeof finished);
@@ -364,16 +228,16 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     for (size_t a = 0; a < s->n_also_report; a++) {
         char key[48];
         snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
-        json_object_set_new(m, key, record_number(privacy_spent(s, s->also_report[a], res.iterations,
+        json_object_set_new(m, key, record_number(plan_epsilon_after(s, s->also_report[a], res.iterations,
                                                       other, sizeof other)));
     }
     json_object_set_new(m, "cpu_seconds", json_real(cpu));
     json_object_set_new(m, "wall_seconds", json_real(wall));
     /* A driver's own metrics (privacy spent by its theorem, optimality gap, ...) win. */
     if (driver_metrics && rc == 0) json_object_update(m, driver_metrics);
-    if (rc == 0 && is_private(s) && s->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR)
+    if (rc == 0 && plan_is_private(s) && s->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR)
         privacy_truth_as_published(s, res.iterations, eps_spent, res.max_example_grad_norm, m);
-    else if (rc == 0 && is_private(s))
+    else if (rc == 0 && plan_is_private(s))
         privacy_truth_first_order(s, res.iterations, eps_spent, m);
     if (s->algo && s->algo->private_) {
         /* The relation is part of what the run means: the record's config states it even

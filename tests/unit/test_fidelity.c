@@ -24,6 +24,8 @@
 #include "tests/unit/test_util.h"
 #include "harness/config/config.h"
 #include "harness/report/html.h"
+#include "harness/store/folder.h"
+#include "harness/report/reference.h"
 #include "harness/report/report.h"
 #include "harness/spec/spec.h"
 
@@ -375,7 +377,7 @@ START_TEST(test_html_escape_and_index)
     ck_assert_ptr_null(path);
     ck_assert_str_eq(skipped, "");
     char mark[600];
-    snprintf(mark, sizeof mark, "%s/%s", tmpdir, HTML_RESULTS_MARK);
+    snprintf(mark, sizeof mark, "%s/%s", tmpdir, STORE_RESULTS_MARK);
     FILE *m = fopen(mark, "w");
     ck_assert_ptr_nonnull(m);
     fclose(m);
@@ -407,6 +409,7 @@ static void doc_bad(const char *body, int line, int col, const char *part)
     dp_err_clear(&err);
     ck_assert_int_eq(cfg_parse_string(&d, text, strlen(text), "exp.yaml", &err), 0);
     int rc = spec_check_document(d.root, &err);
+    if (rc == 0) rc = ref_check_document(d.root, &err);
     cfg_doc_destroy(&d);
     ck_assert_msg(rc == DP_ECONFIG, "accepted:\n%s", text);
     ck_assert_msg(err.line == line && err.col == col, "at %d:%d, expected %d:%d: %s", err.line,

@@ -34,6 +34,7 @@
 #include "algorithms/erm_exact.h"
 #include "algorithms/train_model.h"
 #include "harness/sweep/optimality.h"
+#include "harness/sweep/plan.h"
 #include "harness/sweep/runner.h"
 #include "tests/unit/test_util.h"
 
@@ -45,14 +46,14 @@
              "algorithm: {name: sgd}\n"                                                  \
              "optimality_gap: %s\n"
 
-/* Parse and validate one run config; returns spec_from_config's code. */
+/* Parse and validate one run config; returns plan_check's code. */
 static int load(cfg_doc *doc, run_spec *s, dp_err *e, const char *margin, const char *noise,
                 const char *type, const char *l2, const char *gap)
 {
     char text[1024];
     snprintf(text, sizeof text, BASE, margin, noise, type, l2, gap);
     ck_assert_int_eq(cfg_parse_string(doc, text, strlen(text), "o.yaml", e), 0);
-    return spec_from_config(doc->root, s, e);
+    return plan_check(doc->root, s, e);
 }
 
 START_TEST(opt_1_1_read)
@@ -184,7 +185,7 @@ static int load_deep(cfg_doc *doc, run_spec *s, dp_err *e, const char *l2, const
              "seed: %d\n",
              l2, gap, seed);
     ck_assert_int_eq(cfg_parse_string(doc, text, strlen(text), "o.yaml", e), 0);
-    return spec_from_config(doc->root, s, e);
+    return plan_check(doc->root, s, e);
 }
 
 /* The runner's training and test split of s's synthetic data. */

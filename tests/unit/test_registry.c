@@ -9,6 +9,7 @@
 #include "harness/config/config.h"
 #include "harness/cli/registry.h"
 #include "harness/spec/spec.h"
+#include "harness/sweep/plan.h"
 
 /* A valid run config with one name substituted into the block `which`. */
 static int validate_with(const char *which, const char *name, run_spec *out, dp_err *err)
@@ -63,7 +64,7 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
     cfg_doc doc;
     int rc = cfg_parse_string(&doc, yaml, strlen(yaml), "<registry>", err);
     if (rc) return rc;
-    rc = spec_from_config(doc.root, out, err);
+    rc = plan_check(doc.root, out, err);
     cfg_doc_destroy(&doc);
     return rc;
 }

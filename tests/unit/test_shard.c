@@ -9,6 +9,7 @@
 #include "tests/unit/test_util.h"
 #include "harness/grid/grid.h"
 #include "harness/store/merge.h"
+#include "harness/sweep/plan.h"
 #include "harness/sweep/runner.h"
 #include "harness/sweep/shard.h"
 
@@ -146,7 +147,7 @@ START_TEST(cost_proxy)
     dp_err err;
     ck_assert_int_eq(cfg_parse_string(&doc, yaml, strlen(yaml), "t.yaml", &err), 0);
     ck_assert_int_eq(grid_expand(doc.root, NULL, NULL, 0, &g, &err), 0);
-    ck_assert_int_eq(spec_from_config(g.runs[0].config, &s, &err), 0);
+    ck_assert_int_eq(plan_check(g.runs[0].config, &s, &err), 0);
     grid_destroy(&g);
     cfg_doc_destroy(&doc);
     ck_assert_uint_eq(s.n_train, 800); /* the default test_fraction 0.2 */

@@ -1,6 +1,6 @@
 /* test_spec.c: the experiment schema (harness/spec/spec.c): defaults and typed fields of a
  * run_spec, and every validation error with its code, FILE:LINE:COL and message, for
- * the document (spec_check_document) and for resolved runs (spec_from_config). */
+ * the document (spec_check_document) and for resolved runs (plan_check). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "harness/grid/grid.h"
 #include "harness/spec/spec.h"
+#include "harness/sweep/plan.h"
 
 /* A valid dp_sgd run, one setting a line, so each test can replace line N. */
 static const char *const RUN[] = {
@@ -64,20 +65,20 @@ static run_spec spec_ok(const char *text)
     cfg_doc d = parse_ok(text);
     run_spec s;
     dp_err e;
-    int rc = spec_from_config(d.root, &s, &e);
+    int rc = plan_check(d.root, &s, &e);
     ck_assert_msg(rc == 0, "spec failed: %d:%d: %s", e.line, e.col, e.msg);
     cfg_doc_destroy(&d);
     return s;
 }
 
-/* spec_from_config on a document without grid must fail at line:col with phrase. */
+/* plan_check on a document without grid must fail at line:col with phrase. */
 static void spec_err(const char *text, int line, int col, const char *phrase)
 {
     cfg_doc d = parse_ok(text);
     run_spec s;
     dp_err e;
     dp_err_clear(&e);
-    assert_err(spec_from_config(d.root, &s, &e), &e, line, col, phrase);
+    assert_err(plan_check(d.root, &s, &e), &e, line, col, phrase);
     cfg_doc_destroy(&d);
 }
 
@@ -221,7 +222,7 @@ START_TEST(test_fixture_runs)
         ck_assert_uint_eq(g.n, counts[k]);
         for (size_t r = 0; r < g.n; r++) {
             run_spec s;
-            int rc = spec_from_config(g.runs[r].config, &s, &e);
+            int rc = plan_check(g.runs[r].config, &s, &e);
             ck_assert_msg(rc == 0, "run %zu: %d:%d: %s", r, e.line, e.col, e.msg);
             ck_assert_int_eq(s.train.epochs, k == 0 ? 3 : 1);
             ck_assert_int_eq(s.train.lr_schedule, DP_LR_INVERSE_T);
@@ -554,7 +555,7 @@ START_TEST(test_run_sgd_rejects)
     /* line 13 is now noise_multiplier, line 14 clip: keys are checked in file order */
     run_spec s;
     dp_err e;
-    assert_err(spec_from_config(d.root, &s, &e), &e, 13, 3,
+    assert_err(plan_check(d.root, &s, &e), &e, 13, 3,
                "algorithm.noise_multiplier is not used by sgd");
     ck_assert_ptr_nonnull(strstr(e.hint, "grid entries of the algorithms that use it"));
     cfg_doc_destroy(&d);
@@ -687,10 +688,10 @@ START_TEST(test_run_errors_in_grid)
     ck_assert_int_eq(grid_expand(d.root, NULL, NULL, 0, &g, &e), 0);
     ck_assert_uint_eq(g.n, 4);
     run_spec s;
-    assert_err(spec_from_config(g.runs[0].config, &s, &e), &e, 13, 3,
+    assert_err(plan_check(g.runs[0].config, &s, &e), &e, 13, 3,
                "algorithm.clip is not used by sgd");
-    ck_assert_int_eq(spec_from_config(g.runs[1].config, &s, &e), 0);
-    assert_err(spec_from_config(g.runs[3].config, &s, &e), &e, 16, 16,
+    ck_assert_int_eq(plan_check(g.runs[1].config, &s, &e), 0);
+    assert_err(plan_check(g.runs[3].config, &s, &e), &e, 16, 16,
                "epsilon must be > 0, got -2");
     grid_destroy(&g);
     cfg_doc_destroy(&d);

@@ -20,6 +20,7 @@
 #include "algorithms/train.h"
 #include "algorithms/train_model.h"
 #include "harness/spec/spec.h"
+#include "harness/sweep/plan.h"
 #include "tests/unit/test_util.h"
 
 static dp_train_cfg base_cfg(size_t b, int epochs)
@@ -317,7 +318,7 @@ static int spec_of(const char *text, run_spec *s, dp_err *e)
 {
     cfg_doc d;
     ck_assert_int_eq(cfg_parse_string(&d, text, strlen(text), "p.yaml", e), 0);
-    int rc = spec_from_config(d.root, s, e);
+    int rc = plan_check(d.root, s, e);
     cfg_doc_destroy(&d);
     return rc;
 }
