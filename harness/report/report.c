@@ -130,136 +130,6 @@ static json_t **sorted_records(json_t *array, size_t n)
     return recs;
 }
 
-// ---- defaults -------------------------------------------------------------------------
-
-/* The config paths that vary across recs, seed excluded, each kept only when it splits
- * runs that agree on `seedkeys` and on the paths kept before it (so algorithm.clip,
- * present only for dp_sgd, adds nothing once algorithm.name is there). */
-static int varying_paths(json_t *const *recs, size_t n, const agg_strs *seedkeys,
-                         agg_strs *out, dp_err *err)
-{
-    agg_strs cands = {0}, keys = {0}, one = {0}, split = {0};
-    agg_key k;
-    memset(&k, 0, sizeof k);
-    int rc = DP_ENOMEM;
-    if (agg_leaf_paths(recs, n, &cands) != 0) goto fail;
-    for (size_t i = 0; i < seedkeys->n; i++)
-        if (agg_strs_push(&keys, seedkeys->s[i]) != 0) goto fail;
-    for (size_t c = 0; c < cands.n; c++) {
-        agg_key_destroy(&k);
-        if ((rc = agg_key_init(&k, recs, n, keys.s, keys.n, AGG_FROM_CONFIG, err))) goto fail;
-        rc = DP_ENOMEM;
-        agg_strs_destroy(&one);
-        agg_strs_destroy(&split);
-        if (agg_strs_push(&one, cands.s[c]) != 0 ||
-            agg_pooled_paths(recs, n, k.group, k.n_groups, &one, &keys, &split) != 0)
-            goto fail;
-        if (split.n && (agg_strs_push(&keys, cands.s[c]) != 0 ||
-                        agg_strs_push(out, cands.s[c]) != 0))
-            goto fail;
-    }
-    rc = 0;
-fail:
-    if (rc == DP_ENOMEM) dp_err_set(err, rc, "out of memory choosing the default report");
-    agg_key_destroy(&k);
-    agg_strs_destroy(&cands);
-    agg_strs_destroy(&keys);
-    agg_strs_destroy(&one);
-    agg_strs_destroy(&split);
-    return rc;
-}
-
-/* The first of test_accuracy, test_loss, train_loss that some ok run has (test_accuracy
- * when none has any: its cells then show as empty). */
-static const char *default_metric(json_t *const *recs, size_t n)
-{
-    static const char *const prefer[] = {"test_accuracy", "test_loss", "train_loss"};
-    for (size_t p = 0; p < sizeof prefer / sizeof prefer[0]; p++)
-        for (size_t i = 0; i < n; i++) {
-            double v;
-            if (!strcmp(agg_status(recs[i]), "ok") && agg_metric_get(recs[i], prefer[p], &v))
-                return prefer[p];
-        }
-    return prefer[0];
-}
-
-static json_t *paths_json(const agg_strs *paths)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < paths->n; i++)
-        if (json_array_append_new(a, json_string(paths->s[i])) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
-/* Fill *tables / *figures (new references) from the spec, or with the defaults of
- * report.h when the spec has no such key. */
-static int effective_spec(json_t *spec, json_t *const *recs, size_t n, json_t **tables,
-                          json_t **figures, dp_err *err)
-{
-    *tables = *figures = NULL;
-    if (spec && !json_is_object(spec))
-        return dp_err_set(err, DP_ECONFIG, "report: expected a map with tables and figures");
-    json_t *t = json_object_get(spec, "tables"), *f = json_object_get(spec, "figures");
-    if ((t && !json_is_array(t)) || (f && !json_is_array(f)))
-        return dp_err_set(err, DP_ECONFIG, "report.%s: expected a list",
-                          t && !json_is_array(t) ? "tables" : "figures");
-    if (t && f) {
-        *tables = json_incref(t);
-        *figures = json_incref(f);
-        return 0;
-    }
-
-    agg_strs keys = {0}, rows = {0};
-    agg_key eps;
-    char *eps_path[1] = {"epsilon"};
-    int rc = agg_key_init(&eps, recs, n, eps_path, 1, AGG_FROM_CONFIG, err);
-    if (rc) return rc;
-    int eps_varies = eps.n_groups > 1;
-    agg_key_destroy(&eps);
-    if (eps_varies && agg_strs_push(&keys, "epsilon") != 0) goto oom;
-    if ((rc = varying_paths(recs, n, &keys, &rows, err))) goto fail;
-
-    const char *metric = default_metric(recs, n);
-    if (!t) {
-        json_t *one = json_pack("{s:s, s:o, s:s, s:s}", "name", "summary", "rows",
-                                paths_json(&rows), "cell", metric, "aggregate", "mean_std");
-        if (one && eps_varies && json_object_set_new(one, "cols", json_string("epsilon"))) {
-            json_decref(one);
-            one = NULL;
-        }
-        *tables = one ? json_pack("[o]", one) : NULL;
-        if (!*tables) goto oom;
-    } else {
-        *tables = json_incref(t);
-    }
-    if (!f) {
-        json_t *one = eps_varies
-            ? json_pack("{s:s+, s:s, s:s, s:o}", "name", metric, "_vs_epsilon", "x", "epsilon",
-                        "y", metric, "by", paths_json(&rows))
-            : json_pack("{s:s, s:s, s:s, s:o}", "name", "train_loss_vs_iteration", "x",
-                        "iteration", "y", "train_loss", "by", paths_json(&rows));
-        *figures = one ? json_pack("[o]", one) : NULL;
-        if (!*figures) goto oom;
-    } else {
-        *figures = json_incref(f);
-    }
-    goto fail;   /* rc is 0: the common cleanup */
-oom:
-    rc = dp_err_set(err, DP_ENOMEM, "out of memory choosing the default report");
-fail:
-    if (rc) {
-        json_decref(*tables);
-        json_decref(*figures);
-        *tables = *figures = NULL;
-    }
-    agg_strs_destroy(&keys);
-    agg_strs_destroy(&rows);
-    return rc;
-}
-
 // ---- report.md ------------------------------------------------------------------------
 
 static const char *prov(json_t *rec, const char *key)
@@ -359,71 +229,7 @@ static void take_strs(agg_strs *from, char ***to, size_t *n)
     memset(from, 0, sizeof *from);
 }
 
-/* Under a figure whose x axis or series is epsilon: the privacy-truth line (privacy_note.h)
- * in report.md and report.html. 0, or DP_ENOMEM. */
-static int figure_privacy_note(agg_out *o, json_t *fig, json_t *const *recs, size_t n)
-{
-    int axis = privacy_note_is_epsilon(json_string_value(json_object_get(fig, "x")));
-    json_t *by = json_object_get(fig, "by"), *v;
-    size_t i;
-    if (json_is_string(by)) axis |= privacy_note_is_epsilon(json_string_value(by));
-    json_array_foreach(by, i, v) axis |= privacy_note_is_epsilon(json_string_value(v));
-    if (!axis) return 0;
-    json_t **sel = malloc((n + 1) * sizeof *sel);
-    if (!sel) return DP_ENOMEM;
-    size_t m = 0;
-    json_t *where = json_object_get(fig, "where");
-    for (size_t r = 0; r < n; r++)
-        if (agg_where_match(recs[r], where)) sel[m++] = recs[r];
-    char *truth = privacy_note(sel, m);
-    free(sel);
-    if (!truth) return 0;
-    agg_buf_printf(&o->md, "%s\n\n", truth);
-    agg_buf_puts(&o->html, "<p class=\"note privacy\">");
-    html_escape(&o->html, truth);
-    agg_buf_puts(&o->html, "</p>\n");
-    free(truth);
-    return 0;
-}
-
 /* The report block's `formats` (a list or a comma string), when --format is not given. */
-/* The table figure `fig` is drawn beside (plot.h): the one its `table` names ("none": no
- * table), else the first table with a reference whose cell is the figure's y, whose cols
- * are its x and whose rows are all among its `by`. A table split by protocol answers to
- * its own name and to the name it was split from. out->ref stays NULL without one. */
-static void figure_paper(json_t *fig, json_t *tables, const table_result *tabs, size_t n_tabs,
-                         plot_paper *out)
-{
-    memset(out, 0, sizeof *out);
-    const char *named = json_string_value(json_object_get(fig, "table"));
-    const char *x = json_string_value(json_object_get(fig, "x"));
-    const char *y = json_string_value(json_object_get(fig, "y"));
-    json_t *by = json_object_get(fig, "by");
-    if (named && !strcmp(named, "none")) return;
-    for (size_t i = 0; i < n_tabs; i++) {
-        const table_result *t = &tabs[i];
-        const char *of = json_string_value(json_object_get(json_array_get(tables, i), "split_of"));
-        if (named) {
-            if (strcmp(t->name, named) && !(of && !strcmp(of, named))) continue;
-        } else {
-            if (!t->has_ref || !x || !y || !t->cols || !t->cell || strcmp(t->cell, y) || strcmp(t->cols, x))
-                continue;
-            size_t p = 0;
-            for (; p < t->ref.n_rows; p++) {
-                int in_by = json_is_string(by) && !strcmp(json_string_value(by), t->ref.rows[p]);
-                for (size_t k = 0; json_is_array(by) && k < json_array_size(by); k++)
-                    in_by |= !strcmp(json_string_value(json_array_get(by, k)) ?: "",
-                                     t->ref.rows[p]);
-                if (!in_by) break;
-            }
-            if (p < t->ref.n_rows) continue;
-        }
-        out->ref = t->has_ref ? &t->ref : NULL;
-        out->table = of ? of : t->name;
-        return;
-    }
-}
-
 static const char *spec_formats(json_t *spec, char *buf, size_t n)
 {
     json_t *f = json_object_get(spec, "formats");
@@ -448,197 +254,258 @@ static const char *experiment_name(const char *dir, json_t *const *recs)
     return slash && slash[1] ? slash + 1 : dir;
 }
 
-int report_build(const char *dir, json_t *spec, const char *formats, report_result *out,
-                 dp_err *err)
+/* One report being built: the records, the spec after defaults and protocol splits, the
+ * tables built from them, and the output collected before anything is written. */
+typedef struct build {
+    const char *dir;
+    json_t *array, *tables, *figures, *claims;
+    json_t **recs;                   /* the records, in grid order */
+    json_t **xrecs[3];               /* the records each readouts_mode reads */
+    size_t n_xrecs[3];
+    const char *protocols[8];
+    size_t np;
+    table_result *tabs;
+    size_t n_tabs;
+    fidelity fid;
+    agg_out o;
+    report_result r;
+    unsigned tfmt, ifmt;
+} build;
+
+#define RECS_OF(b, spec) ((b)->xrecs[report_readouts_mode(spec)])
+#define N_RECS_OF(b, spec) ((b)->n_xrecs[report_readouts_mode(spec)])
+
+static void build_destroy(build *b)
 {
-    dp_err_clear(err);
-    memset(out, 0, sizeof *out);
-    json_t *array = NULL, *tables = NULL, *figures = NULL, *fj = NULL, *claims = NULL;
-    json_t **recs = NULL, **xrecs[3] = {0}; /* the records each readouts_mode reads */
-    size_t n_xrecs[3] = {0};
-    table_result *tabs = NULL;
-    size_t n_tabs = 0;
-    fidelity fid = {0};
-    agg_out o = {.dir = dir};
-    agg_buf_init(&o.md);
-    agg_buf_init(&o.html);
+    fidelity_destroy(&b->fid);
+    for (size_t i = 0; i < b->n_tabs; i++) table_result_destroy(&b->tabs[i]);
+    free(b->tabs);
+    agg_strs_destroy(&b->o.files);
+    agg_strs_destroy(&b->o.warnings);
+    agg_buf_destroy(&b->o.md);
+    agg_buf_destroy(&b->o.html);
+    json_decref(b->tables);
+    json_decref(b->figures);
+    json_decref(b->claims);
+    report_readouts_free(b->xrecs[READOUTS_BY_EPOCH], b->n_xrecs[READOUTS_BY_EPOCH]);
+    report_readouts_free(b->xrecs[READOUTS_BY_TARGET], b->n_xrecs[READOUTS_BY_TARGET]);
+    free(b->recs);
+    json_decref(b->array);
+}
+
+/* The folder's records of the current grid, sorted and counted. */
+static int load_records(build *b, dp_err *err)
+{
+    int rc = store_load(b->dir, &b->array, err);
+    if (rc) return rc;
+    size_t n_gone = current_grid_only(b->dir, b->array);
+    if (n_gone && agg_strs_pushf(&b->o.warnings, "%zu record%s of runs no longer in the "
+                                 "experiment's grid (sweep.json) left out", n_gone,
+                                 n_gone == 1 ? "" : "s"))
+        return DP_ENOMEM;
+    b->r.n_records = json_array_size(b->array);
+    if (b->r.n_records == 0) {
+        rc = dp_err_set(err, DP_EDATA, "%s/runs.jsonl holds no complete record", b->dir);
+        dp_err_hint(err, "run the experiment first: dperm run CONFIG.yaml --out %s", b->dir);
+        return rc;
+    }
+    if (!(b->recs = sorted_records(b->array, b->r.n_records))) return DP_ENOMEM;
+    for (size_t i = 0; i < b->r.n_records; i++) {
+        const char *st = agg_status(b->recs[i]);
+        if (!strcmp(st, "ok")) b->r.n_ok++;
+        else if (!strcmp(st, "diverged")) b->r.n_diverged++;
+        else b->r.n_failed++;
+    }
+    return 0;
+}
+
+/* Runs of several protocols: referenced tables once per protocol, claims judged per
+ * protocol, and no cell or curve pooling two protocols (report_protocols.h). 0 or
+ * DP_ENOMEM. */
+static int split_protocols(build *b)
+{
+    b->np = report_protocols_find(b->recs, b->r.n_records, b->protocols, 8);
+    if (b->np <= 1) return 0;
+    json_t *st = report_protocols_split_tables(b->tables, b->protocols, b->np);
+    json_t *sf = st ? report_protocols_split_figures(b->figures) : NULL;
+    json_t *sc = sf && b->claims ? report_protocols_split_claims(b->claims, st, b->protocols,
+                                                                 b->np)
+                                 : NULL;
+    if (!st || !sf || (b->claims && !sc)) {
+        json_decref(st);
+        json_decref(sf);
+        return DP_ENOMEM;
+    }
+    json_decref(b->tables);
+    json_decref(b->figures);
+    b->tables = st;
+    b->figures = sf;
+    if (sc) {
+        json_decref(b->claims);
+        b->claims = sc;
+    }
+    return 0;
+}
+
+/* The tables' sections, a protocol split's combined table before its parts. */
+static int write_tables(build *b, dp_err *err)
+{
+    for (size_t i = 0; i < b->n_tabs; i++) {
+        if (i == 0) {
+            agg_buf_puts(&b->o.md, "## Tables\n\n");
+            agg_buf_puts(&b->o.html, "<h2>Tables</h2>\n");
+        }
+        json_t *ts = json_array_get(b->tables, i);
+        const char *of = json_string_value(json_object_get(ts, "split_of"));
+        if (of && i + b->np <= b->n_tabs) {
+            const table_result *group[8];
+            for (size_t p = 0; p < b->np; p++) group[p] = &b->tabs[i + p];
+            report_protocols_combined(&b->o, group, b->protocols, b->np, RECS_OF(b, ts),
+                                      N_RECS_OF(b, ts));
+        }
+        for (size_t k = 0; k < (of ? b->np : 1) && i < b->n_tabs; k++, i++) {
+            ts = json_array_get(b->tables, i);
+            int rc = table_write(&b->o, &b->tabs[i], RECS_OF(b, ts), N_RECS_OF(b, ts), b->tfmt,
+                                 err);
+            if (rc) return rc;
+        }
+        i--;
+    }
+    return 0;
+}
+
+/* The figures' sections: each figure beside its paper table, and its privacy line. */
+static int write_figures(build *b, dp_err *err)
+{
+    for (size_t i = 0; i < json_array_size(b->figures); i++) {
+        json_t *fig = json_array_get(b->figures, i);
+        if (i == 0) {
+            agg_buf_puts(&b->o.md, "## Figures\n\n");
+            agg_buf_puts(&b->o.html, "<h2>Figures</h2>\n");
+        }
+        plot_paper paper;
+        report_figure_paper(fig, b->tables, b->tabs, b->n_tabs, &paper);
+        int rc = plot_figure(&b->o, RECS_OF(b, fig), N_RECS_OF(b, fig), fig, i + 1, &paper,
+                             b->ifmt, err);
+        if (rc) return rc;
+        char name[32];
+        snprintf(name, sizeof name, "figure%zu", i + 1);
+        const char *fname = json_string_value(json_object_get(fig, "name"));
+        report_html_figure(&b->o.html, fname ? fname : name,
+                           json_string_value(json_object_get(fig, "title")), &b->o.files,
+                           b->dir);
+        if (report_figure_privacy_note(&b->o, fig, RECS_OF(b, fig), N_RECS_OF(b, fig)))
+            return DP_ENOMEM;
+    }
+    return 0;
+}
+
+/* fidelity.json, report.html and report.md around the sections written so far. */
+static int write_pages(build *b, dp_err *err)
+{
     agg_buf sections, fmd, fhtml, page;
     agg_buf_init(&sections);
     agg_buf_init(&fmd);
     agg_buf_init(&fhtml);
     agg_buf_init(&page);
-    report_result r = {0};
-    unsigned tfmt, ifmt;
+    fidelity_render_md(&fmd, &b->fid, b->tabs, b->n_tabs);
+    report_scale_html(&fhtml, b->dir);
+    fidelity_render_html(&fhtml, &b->fid, b->tabs, b->n_tabs);
+    report_header(&sections, b->dir, b->recs, &b->r);
+    agg_buf_puts(&sections, agg_buf_str(&fmd));
+    agg_buf_puts(&sections, agg_buf_str(&b->o.md));
+    if (b->o.warnings.n) {
+        agg_buf_puts(&sections, "## Notes\n\n");
+        for (size_t i = 0; i < b->o.warnings.n; i++)
+            agg_buf_printf(&sections, "- %s\n", b->o.warnings.s[i]);
+    }
+    int published = 0;
+    for (size_t i = 0; i < b->n_tabs; i++) published |= b->tabs[i].has_ref;
+    if (b->tfmt & FORMAT_HTML)
+        report_html_page(&page, experiment_name(b->dir, b->recs),
+                         json_string_value(agg_config_get(b->recs[0], "paper")), published,
+                         b->recs, &b->r, agg_buf_str(&fhtml), agg_buf_str(&b->o.html),
+                         &b->o.warnings);
+    int rc = DP_ENOMEM;
+    json_t *fj = fidelity_json(&b->fid, b->tabs, b->n_tabs);
+    char *fjs = fj ? store_json_dumps(fj, 0) : NULL;
+    if (fjs && !(b->o.md.oom || b->o.html.oom || sections.oom || fmd.oom || fhtml.oom ||
+                 page.oom)) {
+        rc = agg_out_write(&b->o, "fidelity.json", fjs, strlen(fjs), err);
+        if (rc == 0 && b->tfmt & FORMAT_HTML)
+            rc = agg_out_write(&b->o, "report.html", page.data, page.len, err);
+        if (rc == 0) rc = agg_out_write(&b->o, "report.md", sections.data, sections.len, err);
+    }
+    free(fjs);
+    json_decref(fj);
+    agg_buf_destroy(&sections);
+    agg_buf_destroy(&fmd);
+    agg_buf_destroy(&fhtml);
+    agg_buf_destroy(&page);
+    return rc;
+}
+
+/* Everything but the output: formats, records, spec, read-outs, tables, claims. Every
+ * table is built (and its reference checked) before any file is written, so a bad
+ * reference writes nothing. */
+static int prepare(build *b, json_t *spec, const char *formats, dp_err *err)
+{
     char fbuf[128];
     if (!formats) formats = spec_formats(spec, fbuf, sizeof fbuf);
-    int rc = parse_formats(formats, &tfmt, &ifmt, err);
+    int rc = parse_formats(formats, &b->tfmt, &b->ifmt, err);
     if (rc) return rc;
-    if (ifmt && !gnuplot_available()) {
+    if (b->ifmt && !gnuplot_available()) {
         dp_err_set(err, DP_EIO, "gnuplot not found on PATH (needed for png, svg and pdf "
                    "figures)");
         dp_err_hint(err, "install gnuplot-nox (make deps), or pass --format md,csv,tex,html");
         return DP_EIO;
     }
-    if ((rc = store_load(dir, &array, err))) return rc;
-    size_t n_gone = current_grid_only(dir, array);
-    if (n_gone && agg_strs_pushf(&o.warnings, "%zu record%s of runs no longer in the "
-                                 "experiment's grid (sweep.json) left out", n_gone,
-                                 n_gone == 1 ? "" : "s"))
-        goto oom;
-    r.n_records = json_array_size(array);
-    if (r.n_records == 0) {
-        rc = dp_err_set(err, DP_EDATA, "%s/runs.jsonl holds no complete record", dir);
-        dp_err_hint(err, "run the experiment first: dperm run CONFIG.yaml --out %s", dir);
-        goto fail;
-    }
-    if (!(recs = sorted_records(array, r.n_records))) goto oom;
-    for (size_t i = 0; i < r.n_records; i++) {
-        const char *s = agg_status(recs[i]);
-        if (!strcmp(s, "ok")) r.n_ok++;
-        else if (!strcmp(s, "diverged")) r.n_diverged++;
-        else r.n_failed++;
-    }
-    if ((rc = effective_spec(spec, recs, r.n_records, &tables, &figures, err))) goto fail;
-    /* Runs of several protocols: referenced tables once per protocol, claims judged per
-     * protocol, and no cell or curve pooling two protocols (report_protocols.h). */
-    const char *protocols[8];
-    size_t np = report_protocols_find(recs, r.n_records, protocols, 8);
-    claims = json_incref(json_object_get(spec, "claims"));
-    if (np > 1) {
-        json_t *st = report_protocols_split_tables(tables, protocols, np);
-        json_t *sf = st ? report_protocols_split_figures(figures) : NULL;
-        json_t *sc = sf && claims ? report_protocols_split_claims(claims, st, protocols, np) : NULL;
-        if (!st || !sf || (claims && !sc)) {
-            json_decref(st);
-            json_decref(sf);
-            goto oom;
-        }
-        json_decref(tables);
-        json_decref(figures);
-        tables = st;
-        figures = sf;
-        if (sc) {
-            json_decref(claims);
-            claims = sc;
-        }
-    }
-
+    if ((rc = load_records(b, err)) ||
+        (rc = report_effective_spec(spec, b->recs, b->r.n_records, &b->tables, &b->figures,
+                                    err)))
+        return rc;
+    b->claims = json_incref(json_object_get(spec, "claims"));
+    if ((rc = split_protocols(b))) return rc;
     /* Tables and figures keyed by read-outs see one record per read-out
      * (report_readouts.h); the others the runs' records. */
     for (int mode = READOUTS_BY_EPOCH; mode <= READOUTS_BY_TARGET; mode++)
-        if (!(xrecs[mode] = report_readouts_expand(recs, r.n_records, (readouts_mode)mode,
-                                                   &n_xrecs[mode])))
-            goto oom;
-    xrecs[READOUTS_NONE] = recs;
-    n_xrecs[READOUTS_NONE] = r.n_records;
-#define RECS_OF(spec) (xrecs[report_readouts_mode(spec)])
-#define N_RECS_OF(spec) (n_xrecs[report_readouts_mode(spec)])
-
-    /* every table is built (and its reference checked) before any file is written, so
-     * a bad reference writes nothing */
-    if (!(tabs = calloc(json_array_size(tables) + 1, sizeof *tabs))) goto oom;
-    for (size_t i = 0; i < json_array_size(tables); i++, n_tabs++) {
-        json_t *ts = json_array_get(tables, i);
-        if ((rc = table_build(&tabs[i], RECS_OF(ts), N_RECS_OF(ts), ts, i + 1, dir, err)))
-            goto fail;
+        if (!(b->xrecs[mode] = report_readouts_expand(b->recs, b->r.n_records,
+                                                      (readouts_mode)mode, &b->n_xrecs[mode])))
+            return DP_ENOMEM;
+    b->xrecs[READOUTS_NONE] = b->recs;
+    b->n_xrecs[READOUTS_NONE] = b->r.n_records;
+    if (!(b->tabs = calloc(json_array_size(b->tables) + 1, sizeof *b->tabs))) return DP_ENOMEM;
+    for (size_t i = 0; i < json_array_size(b->tables); i++, b->n_tabs++) {
+        json_t *ts = json_array_get(b->tables, i);
+        if ((rc = table_build(&b->tabs[i], RECS_OF(b, ts), N_RECS_OF(b, ts), ts, i + 1, b->dir,
+                              err)))
+            return rc;
     }
-    if ((rc = fidelity_eval(&fid, claims, tabs, n_tabs, err)))
-        goto fail;
+    return fidelity_eval(&b->fid, b->claims, b->tabs, b->n_tabs, err);
+}
 
+int report_build(const char *dir, json_t *spec, const char *formats, report_result *out,
+                 dp_err *err)
+{
+    dp_err_clear(err);
+    memset(out, 0, sizeof *out);
+    build b = {.dir = dir, .o = {.dir = dir}};
+    agg_buf_init(&b.o.md);
+    agg_buf_init(&b.o.html);
+    int rc = prepare(&b, spec, formats, err);
     /* tables and figures append their sections to o.md and o.html; the pages wrap them */
-    for (size_t i = 0; i < n_tabs; i++) {
-        if (i == 0) {
-            agg_buf_puts(&o.md, "## Tables\n\n");
-            agg_buf_puts(&o.html, "<h2>Tables</h2>\n");
-        }
-        /* The first table of a protocol split: the combined table comes first. */
-        json_t *ts = json_array_get(tables, i);
-        const char *of = json_string_value(json_object_get(ts, "split_of"));
-        if (of && i + np <= n_tabs) {
-            const table_result *group[8];
-            for (size_t p = 0; p < np; p++) group[p] = &tabs[i + p];
-            report_protocols_combined(&o, group, protocols, np, RECS_OF(ts), N_RECS_OF(ts));
-        }
-        for (size_t k = 0; k < (of ? np : 1) && i < n_tabs; k++, i++) {
-            ts = json_array_get(tables, i);
-            if ((rc = table_write(&o, &tabs[i], RECS_OF(ts), N_RECS_OF(ts), tfmt, err)))
-                goto fail;
-        }
-        i--;
+    if (rc == 0) rc = write_tables(&b, err);
+    if (rc == 0) rc = write_figures(&b, err);
+    if (rc == 0) rc = write_pages(&b, err);
+    if (rc == DP_ENOMEM && !err->msg[0])
+        rc = dp_err_set(err, DP_ENOMEM, "out of memory building the report of %s", dir);
+    if (rc == 0) {
+        take_strs(&b.o.files, &b.r.files, &b.r.n_files);
+        take_strs(&b.o.warnings, &b.r.warnings, &b.r.n_warnings);
+        *out = b.r;
     }
-    for (size_t i = 0; i < json_array_size(figures); i++) {
-        json_t *fig = json_array_get(figures, i);
-        if (i == 0) {
-            agg_buf_puts(&o.md, "## Figures\n\n");
-            agg_buf_puts(&o.html, "<h2>Figures</h2>\n");
-        }
-        plot_paper paper;
-        figure_paper(fig, tables, tabs, n_tabs, &paper);
-        if ((rc = plot_figure(&o, RECS_OF(fig), N_RECS_OF(fig), fig, i + 1, &paper, ifmt, err)))
-            goto fail;
-        char name[32];
-        snprintf(name, sizeof name, "figure%zu", i + 1);
-        const char *fname = json_string_value(json_object_get(fig, "name"));
-        report_html_figure(&o.html, fname ? fname : name,
-                           json_string_value(json_object_get(fig, "title")), &o.files, dir);
-        if ((rc = figure_privacy_note(&o, fig, RECS_OF(fig), N_RECS_OF(fig)))) goto oom;
-    }
-    fidelity_render_md(&fmd, &fid, tabs, n_tabs);
-    report_scale_html(&fhtml, dir);
-    fidelity_render_html(&fhtml, &fid, tabs, n_tabs);
-    report_header(&sections, dir, recs, &r);
-    agg_buf_puts(&sections, agg_buf_str(&fmd));
-    agg_buf_puts(&sections, agg_buf_str(&o.md));
-    if (o.warnings.n) {
-        agg_buf_puts(&sections, "## Notes\n\n");
-        for (size_t i = 0; i < o.warnings.n; i++)
-            agg_buf_printf(&sections, "- %s\n", o.warnings.s[i]);
-    }
-    int published = 0;
-    for (size_t i = 0; i < n_tabs; i++) published |= tabs[i].has_ref;
-    if (tfmt & FORMAT_HTML)
-        report_html_page(&page, experiment_name(dir, recs),
-                         json_string_value(agg_config_get(recs[0], "paper")), published, recs, &r,
-                         agg_buf_str(&fhtml), agg_buf_str(&o.html), &o.warnings);
-    if (!(fj = fidelity_json(&fid, tabs, n_tabs))) goto oom;
-    char *fjs = store_json_dumps(fj, 0);
-    if (!fjs) goto oom;
-    rc = agg_out_write(&o, "fidelity.json", fjs, strlen(fjs), err);
-    free(fjs);
-    if (rc) goto fail;
-    if (o.md.oom || o.html.oom || sections.oom || fmd.oom || fhtml.oom || page.oom) goto oom;
-    if (tfmt & FORMAT_HTML && (rc = agg_out_write(&o, "report.html", page.data, page.len, err)))
-        goto fail;
-    if ((rc = agg_out_write(&o, "report.md", sections.data, sections.len, err))) goto fail;
-    take_strs(&o.files, &r.files, &r.n_files);
-    take_strs(&o.warnings, &r.warnings, &r.n_warnings);
-    *out = r;
-    goto fail;   /* rc is 0: the common cleanup */
-oom:
-    rc = dp_err_set(err, DP_ENOMEM, "out of memory building the report of %s", dir);
-fail:
-    fidelity_destroy(&fid);
-    for (size_t i = 0; i < n_tabs; i++) table_result_destroy(&tabs[i]);
-    free(tabs);
-    json_decref(fj);
-    agg_strs_destroy(&o.files);
-    agg_strs_destroy(&o.warnings);
-    agg_buf_destroy(&o.md);
-    agg_buf_destroy(&o.html);
-    agg_buf_destroy(&sections);
-    agg_buf_destroy(&fmd);
-    agg_buf_destroy(&fhtml);
-    agg_buf_destroy(&page);
-    json_decref(tables);
-    json_decref(figures);
-    json_decref(claims);
-    report_readouts_free(xrecs[READOUTS_BY_EPOCH], n_xrecs[READOUTS_BY_EPOCH]);
-    report_readouts_free(xrecs[READOUTS_BY_TARGET], n_xrecs[READOUTS_BY_TARGET]);
-    free(recs);
-    json_decref(array);
+    build_destroy(&b);
     return rc;
-#undef RECS_OF
-#undef N_RECS_OF
 }
 
 int report_index(const char *dir, char **path, char *skipped, size_t n, dp_err *err)

@@ -1,5 +1,6 @@
-/* report_int.h: what report.c and report_html.c share (the HTML page of one
- * experiment). Private to the report module.
+/* report_int.h: what the files of one experiment's report share: report.c (the build),
+ * report_defaults.c (the default tables and figures), report_figures.c (a figure's
+ * companions) and report_html.c (the HTML page). Private to report/.
  */
 #ifndef DPERM_REPORT_INT_H
 #define DPERM_REPORT_INT_H
@@ -7,7 +8,25 @@
 #include <jansson.h>
 
 #include "harness/report/aggregate.h"
+#include "harness/report/plot.h"
 #include "harness/report/report.h"
+#include "harness/report/table.h"
+
+/* Fill *tables / *figures (new references) from the spec, or with the defaults of
+ * report.h when the spec has no such key. 0, DP_ENOMEM or the records' DP_EDATA. */
+int report_effective_spec(json_t *spec, json_t *const *recs, size_t n, json_t **tables,
+                          json_t **figures, dp_err *err);
+
+/* The table figure `fig` is drawn beside (plot.h): the one its `table` names ("none": no
+ * table), else the first table with a reference whose cell is the figure's y, whose cols
+ * are its x and whose rows are all among its `by`. A table split by protocol answers to
+ * its own name and to the name it was split from. out->ref stays NULL without one. */
+void report_figure_paper(json_t *fig, json_t *tables, const table_result *tabs, size_t n_tabs,
+                         plot_paper *out);
+
+/* Under a figure whose x axis or series is epsilon: the privacy-truth line (privacy_note.h)
+ * in report.md and report.html. 0, or DP_ENOMEM. */
+int report_figure_privacy_note(agg_out *o, json_t *fig, json_t *const *recs, size_t n);
 
 /* The whole report.html: header, run counts, provenance over recs[0..r->n_records),
  * then the fidelity and body fragments as given, then the warnings. paper may be NULL;
