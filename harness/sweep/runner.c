@@ -110,35 +110,72 @@ static json_t *missing_data_record(const grid_run *run, const run_spec *s)
                      cfg_to_json(run->config), "metrics", "curves", "provenance", prov);
 }
 
-json_t *runner_execute(const grid_run *run, const run_spec *s)
-{
-    if (s->data_missing[0]) return missing_data_record(run, s);
-    char started[32], finished[32];
-    provenance_utc_now(started, sizeof started);
-    double wall0 = progress_now(), cpu0 = cpu_seconds();
-
+/* One run's training: its data, its model, what the trainer or driver returned. */
+typedef struct trained {
+    dp_dataset all, train, test;   /* synthetic data, generated per run */
+    const dp_dataset *tr, *te;     /* the data trained and evaluated on */
+    dp_linear model;
+    dp_model deep;
+    dp_train_result res;
+    json_t *driver_metrics;        /* a driver's own metrics (driver.h) */
     dp_err err;
-    dp_err_clear(&err);
-    dp_dataset all = {0}, train = {0}, test = {0};
-    dp_linear model = {0};
-    dp_model deep = {0};
-    dp_train_result res = {0};
-    json_t *driver_metrics = NULL; /* a convex driver's own metrics (driver.h) */
-    const char *status = "failed";
-    /* Real data were loaded and split once by the parent (data_cache.c); the worker reads
-     * them in place. Synthetic data are generated here, per run (cheap, and seeded). */
-    const dp_dataset *tr = &train, *te = &test;
-    int rc = 0;
+} trained;
+
+static void trained_destroy(trained *t)
+{
+    json_decref(t->driver_metrics);
+    dp_train_result_destroy(&t->res);
+    dp_linear_destroy(&t->model);
+    dp_model_destroy(&t->deep);
+    dp_dataset_destroy(&t->test);
+    dp_dataset_destroy(&t->train);
+    dp_dataset_destroy(&t->all);
+}
+
+/* Real data were loaded and split once by the parent (data_cache.c); the worker reads
+ * them in place. Synthetic data are generated here, per run (cheap, and seeded). */
+static int load_data(const run_spec *s, trained *t)
+{
+    t->tr = &t->train;
+    t->te = &t->test;
     if (s->bound) {
-        tr = &s->bound->train;
-        te = s->data.evaluate_on_validation ? &s->bound->validation : &s->bound->test;
-    } else {
-        rc = dp_synthetic_make(&all, &s->synthetic, &err);
-        if (rc == 0)
-            rc = dp_dataset_split(&all, s->n_train, s->synthetic.seed, &train, &test,
-                                  &err);
+        t->tr = &s->bound->train;
+        t->te = s->data.evaluate_on_validation ? &s->bound->validation : &s->bound->test;
+        return 0;
     }
-    int convex = s->algo && s->algo->kind == SPEC_KIND_DRIVER;
+    int rc = dp_synthetic_make(&t->all, &s->synthetic, &t->err);
+    if (rc == 0)
+        rc = dp_dataset_split(&t->all, s->n_train, s->synthetic.seed, &t->train, &t->test,
+                              &t->err);
+    return rc;
+}
+
+/* A deep model, trained by the first-order loop or by its driver. */
+static int train_deep(const grid_run *run, const run_spec *s, const dp_train_cfg *tc,
+                      trained *t)
+{
+    /* Workspaces for up to 512 examples at a time; larger (Poisson) batches are processed
+     * in pieces with identical sums. A driver's batch is not in s->train (0): 512. */
+    size_t b = s->train.batch_size ? s->train.batch_size : 512;
+    const dp_dataset *tr = t->tr, *te = t->te;
+    int rc = spec_build_model(s, tr->n_classes, b < 512 ? b : 512, &t->deep, &t->err);
+    if (rc) return rc;
+    if (s->algo && s->algo->kind == SPEC_KIND_DRIVER) {
+        const driver *drv = driver_find(s->algorithm);
+        t->driver_metrics = json_object();
+        if (!drv || !drv->run_deep || !t->driver_metrics)
+            return dp_err_set(&t->err, DP_ECONFIG, "no deep-model driver for %s", s->algorithm);
+        return drv->run_deep(run->config, s, tr, te, &t->deep, &t->res, t->driver_metrics,
+                             &t->err);
+    }
+    return dp_train_model(&t->deep, tc, s->l2, tr->x, tr->y, tr->n, te->x, te->y, te->n,
+                          &t->res, &t->err);
+}
+
+/* Train the run's model: a deep model, a driver's linear model, or a linear model
+ * (regression or classification) by the first-order loop. */
+static int train(const grid_run *run, const run_spec *s, trained *t)
+{
     /* The trainer also evaluates at the read-outs' epochs (each once). */
     dp_train_cfg tc = s->train;
     int eval_epochs[COUNT_READOUTS];
@@ -147,59 +184,113 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
         if (tc.n_eval_epochs == 0 || eval_epochs[tc.n_eval_epochs - 1] != s->readouts[i].epoch)
             eval_epochs[tc.n_eval_epochs++] = s->readouts[i].epoch;
     tc.eval_epochs = tc.n_eval_epochs ? eval_epochs : NULL;
-    if (rc == 0 && s->deep) {
-        /* Workspaces for up to 512 examples at a time; larger (Poisson) batches are
-         * processed in pieces with identical sums. A driver's batch is not in s->train
-         * (0): 512. */
-        size_t b = s->train.batch_size ? s->train.batch_size : 512;
-        size_t max_batch = b < 512 ? b : 512;
-        const driver *drv = convex ? driver_find(s->algorithm) : NULL;
-        rc = spec_build_model(s, tr->n_classes, max_batch, &deep, &err);
-        if (rc == 0 && convex) {
-            driver_metrics = json_object();
-            if (!drv || !drv->run_deep || !driver_metrics)
-                rc = dp_err_set(&err, DP_ECONFIG, "no deep-model driver for %s", s->algorithm);
-            else
-                rc = drv->run_deep(run->config, s, tr, te, &deep, &res, driver_metrics, &err);
-        } else if (rc == 0) {
-            rc = dp_train_model(&deep, &tc, s->l2, tr->x, tr->y, tr->n, te->x, te->y,
-                                te->n, &res, &err);
-        }
-    } else if (rc == 0 && convex) {
+    const dp_dataset *tr = t->tr, *te = t->te;
+    int rc;
+    if (s->deep) return train_deep(run, s, &tc, t);
+    if (s->algo && s->algo->kind == SPEC_KIND_DRIVER) {
         const driver *drv = driver_find(s->algorithm);
-        driver_metrics = json_object();
-        if (!drv || !driver_metrics)
-            rc = dp_err_set(&err, DP_ECONFIG, "no driver for %s", s->algorithm);
-        else
-            rc = drv->run(run->config, s, tr, te, &model, &res, driver_metrics, &err);
-    } else if (rc == 0 && s->regression) {
-        rc = dp_linear_init_regression(&model, s->loss, tr->d, s->huber_delta, s->l2, &err);
-        if (rc == 0)
-            rc = dp_train_linear_reg(&model, &tc, tr->x, tr->t, tr->n, te->x, te->t, te->n,
-                                     &res, &err);
-    } else if (rc == 0) {
-        rc = dp_linear_init(&model, s->loss, tr->d, tr->n_classes, s->l2, &err);
-        if (rc == 0)
-            rc = dp_train_linear(&model, &tc, tr->x, tr->y, tr->n, te->x, te->y, te->n,
-                                 &res, &err);
+        t->driver_metrics = json_object();
+        if (!drv || !t->driver_metrics)
+            return dp_err_set(&t->err, DP_ECONFIG, "no driver for %s", s->algorithm);
+        return drv->run(run->config, s, tr, te, &t->model, &t->res, t->driver_metrics,
+                        &t->err);
     }
-    if (rc == 0) status = res.diverged ? "diverged" : "ok";
+    if (s->regression) {
+        rc = dp_linear_init_regression(&t->model, s->loss, tr->d, s->huber_delta, s->l2,
+                                       &t->err);
+        return rc ? rc : dp_train_linear_reg(&t->model, &tc, tr->x, tr->t, tr->n, te->x, te->t,
+                                             te->n, &t->res, &t->err);
+    }
+    rc = dp_linear_init(&t->model, s->loss, tr->d, tr->n_classes, s->l2, &t->err);
+    return rc ? rc : dp_train_linear(&t->model, &tc, tr->x, tr->y, tr->n, te->x, te->y, te->n,
+                                     &t->res, &t->err);
+}
 
-    char accountant[256], other[256];
-    double eps_spent = plan_epsilon_after(s, s->accountant_kind, res.iterations, accountant,
-                                     sizeof accountant);
+/* The record's metrics before the privacy truth and the optimality gap: the final point
+ * (null when the run failed), the privacy spent under the run's accountant and each of
+ * privacy.also_report, and the run's cost. */
+static json_t *metrics_json(const run_spec *s, const trained *t, int rc, double eps_spent,
+                            const char *accountant, double cpu, double wall)
+{
+    const dp_curve_point *f = &t->res.final;
+    json_t *m = json_object();
+    if (!m) return NULL;
+    json_object_set_new(m, "test_accuracy", record_number(rc ? NAN : f->test_accuracy));
+    json_object_set_new(m, "test_loss", record_number(rc ? NAN : f->test_loss));
+    json_object_set_new(m, "test_rmse", record_number(rc ? NAN : f->test_rmse));
+    json_object_set_new(m, "train_loss", record_number(rc ? NAN : f->train_loss));
+    json_object_set_new(m, "grad_norm", record_number(rc ? NAN : f->grad_norm));
+    json_object_set_new(m, "iterations", json_integer(t->res.iterations));
+    json_object_set_new(m, "epochs", record_number(rc ? NAN : f->epoch));
+    json_object_set_new(m, "epsilon",
+                        record_number(s->algo && s->algo->private_ ? s->epsilon : INFINITY));
+    json_object_set_new(m, "epsilon_spent", record_number(eps_spent));
+    json_object_set_new(m, "delta", record_number(s->delta));
+    json_object_set_new(m, "noise_multiplier", record_number(s->train.noise_multiplier));
+    json_object_set_new(m, "noise_std", record_number(t->res.noise_std));
+    json_object_set_new(m, "max_example_grad_norm", record_number(t->res.max_example_grad_norm));
+    json_object_set_new(m, "accountant", json_string(accountant));
+    for (size_t a = 0; a < s->n_also_report; a++) {
+        char key[48], other[256];
+        snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
+        json_object_set_new(m, key, record_number(plan_epsilon_after(s, s->also_report[a],
+                                                                     t->res.iterations, other,
+                                                                     sizeof other)));
+    }
+    json_object_set_new(m, "cpu_seconds", json_real(cpu));
+    json_object_set_new(m, "wall_seconds", json_real(wall));
+    return m;
+}
+
+/* The relation is part of what a private run means: the record's config states it even
+ * when the YAML left it to the default (the run id, a hash of the YAML's config, is
+ * unchanged by this), and so do its metrics. */
+static void state_neighbours(json_t *rec, json_t *m, const run_spec *s)
+{
+    const char *name = spec_neighbours_name(s->neighbours);
+    json_t *cfg = json_object_get(rec, "config"), *pv = json_object_get(cfg, "privacy");
+    if (json_is_object(cfg) && !pv) {
+        pv = json_object();
+        json_object_set_new(cfg, "privacy", pv);
+    }
+    if (json_is_object(pv) && !json_object_get(pv, "neighbours"))
+        json_object_set_new(pv, "neighbours", json_string(name));
+    if (!json_object_get(m, "neighbours")) json_object_set_new(m, "neighbours", json_string(name));
+}
+
+json_t *runner_execute(const grid_run *run, const run_spec *s)
+{
+    if (s->data_missing[0]) return missing_data_record(run, s);
+    char started[32], finished[32];
+    provenance_utc_now(started, sizeof started);
+    double wall0 = progress_now(), cpu0 = cpu_seconds();
+    trained t;
+    memset(&t, 0, sizeof t);
+    dp_err_clear(&t.err);
+    int rc = load_data(s, &t);
+    if (rc == 0) rc = train(run, s, &t);
+    const char *status = rc ? RECORD_FAILED : t.res.diverged ? RECORD_DIVERGED : RECORD_OK;
+
+    char accountant[256];
+    double eps_spent = plan_epsilon_after(s, s->accountant_kind, t.res.iterations, accountant,
+                                          sizeof accountant);
     double wall = progress_now() - wall0, cpu = cpu_seconds() - cpu0;
     provenance_utc_now(finished, sizeof finished);
 
     json_t *rec = json_object();
     json_t *prov = provenance_json();
-    if (!rec || !prov) goto oom;
+    json_t *m = metrics_json(s, &t, rc, eps_spent, accountant, cpu, wall);
+    if (!rec || !prov || !m) {
+        json_decref(rec);
+        rec = NULL;
+        goto out;
+    }
     json_object_set_new(rec, "schema", json_integer(RECORD_SCHEMA));
     json_object_set_new(rec, "id", json_string(run->id));
     json_object_set_new(rec, "index", json_integer((json_int_t)run->index));
     json_object_set_new(rec, "experiment", json_string(s->experiment));
     json_object_set_new(rec, "status", json_string(status));
-    if (rc != 0) json_object_set_new(rec, "message", json_string(err.msg));
+    if (rc != 0) json_object_set_new(rec, "message", json_string(t.err.msg));
     json_object_set_new(rec, "config", cfg_to_json(run->config));
     if (s->secure_noise) { /* noise from getrandom: this run cannot be rerun bit for bit */
         json_object_set_new(rec, "secure_noise", json_true());
@@ -208,73 +299,32 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     /* Which data the run really used (mnist or its fallback), with file sums and every
      * preprocessing choice, defaults included. */
     if (s->bound_record) json_object_set_new(rec, "dataset", json_deep_copy(s->bound_record));
-    const dp_curve_point *f = &res.final;
-    json_t *m = json_object();
-    json_object_set_new(m, "test_accuracy", record_number(rc ? NAN : f->test_accuracy));
-    json_object_set_new(m, "test_loss", record_number(rc ? NAN : f->test_loss));
-    json_object_set_new(m, "test_rmse", record_number(rc ? NAN : f->test_rmse));
-    json_object_set_new(m, "train_loss", record_number(rc ? NAN : f->train_loss));
-    json_object_set_new(m, "grad_norm", record_number(rc ? NAN : f->grad_norm));
-    json_object_set_new(m, "iterations", json_integer(res.iterations));
-    json_object_set_new(m, "epochs", record_number(rc ? NAN : f->epoch));
-    json_object_set_new(m, "epsilon",
-                        record_number(s->algo && s->algo->private_ ? s->epsilon : INFINITY));
-    json_object_set_new(m, "epsilon_spent", record_number(eps_spent));
-    json_object_set_new(m, "delta", record_number(s->delta));
-    json_object_set_new(m, "noise_multiplier", record_number(s->train.noise_multiplier));
-    json_object_set_new(m, "noise_std", record_number(res.noise_std));
-    json_object_set_new(m, "max_example_grad_norm", record_number(res.max_example_grad_norm));
-    json_object_set_new(m, "accountant", json_string(accountant));
-    for (size_t a = 0; a < s->n_also_report; a++) {
-        char key[48];
-        snprintf(key, sizeof key, "epsilon_%s", dp_accountant_name(s->also_report[a]));
-        json_object_set_new(m, key, record_number(plan_epsilon_after(s, s->also_report[a], res.iterations,
-                                                      other, sizeof other)));
-    }
-    json_object_set_new(m, "cpu_seconds", json_real(cpu));
-    json_object_set_new(m, "wall_seconds", json_real(wall));
     /* A driver's own metrics (privacy spent by its theorem, optimality gap, ...) win. */
-    if (driver_metrics && rc == 0) json_object_update(m, driver_metrics);
+    if (t.driver_metrics && rc == 0) json_object_update(m, t.driver_metrics);
     if (rc == 0 && plan_is_private(s) && s->train.clip_mode == DP_CLIP_BATCH_MEAN_PER_TENSOR)
-        privacy_truth_as_published(s, res.iterations, eps_spent, res.max_example_grad_norm, m);
+        privacy_truth_as_published(s, t.res.iterations, eps_spent, t.res.max_example_grad_norm,
+                                   m);
     else if (rc == 0 && plan_is_private(s))
-        privacy_truth_first_order(s, res.iterations, eps_spent, m);
-    if (s->algo && s->algo->private_) {
-        /* The relation is part of what the run means: the record's config states it even
-         * when the YAML left it to the default (the run id, a hash of the YAML's config,
-         * is unchanged by this). */
-        json_t *cfg = json_object_get(rec, "config"), *pv = json_object_get(cfg, "privacy");
-        if (json_is_object(cfg) && !pv) {
-            pv = json_object();
-            json_object_set_new(cfg, "privacy", pv);
-        }
-        if (json_is_object(pv) && !json_object_get(pv, "neighbours"))
-            json_object_set_new(pv, "neighbours", json_string(spec_neighbours_name(s->neighbours)));
-        if (!json_object_get(m, "neighbours"))
-            json_object_set_new(m, "neighbours", json_string(spec_neighbours_name(s->neighbours)));
-    }
+        privacy_truth_first_order(s, t.res.iterations, eps_spent, m);
+    if (s->algo && s->algo->private_) state_neighbours(rec, m, s);
     /* After the timings: the gap is a measurement of the run, not part of its cost. */
     if (rc == 0 && s->optimality_gap) {
         if (s->deep)
-            optimality_record_deep(s, &deep, tr, m);
+            optimality_record_deep(s, &t.deep, t.tr, m);
         else
-            optimality_record(s, &model, tr, m);
+            optimality_record(s, &t.model, t.tr, m);
     }
     json_object_set_new(rec, "metrics", m);
-    if (s->n_readouts && rc == 0) json_object_set_new(rec, "readouts", readouts_json(s, &res));
-    json_object_set_new(rec, "curves", rc ? json_object() : curves_json(&res));
+    m = NULL;
+    if (s->n_readouts && rc == 0) json_object_set_new(rec, "readouts", readouts_json(s, &t.res));
+    json_object_set_new(rec, "curves", rc ? json_object() : curves_json(&t.res));
     json_object_set_new(prov, "started", json_string(started));
     json_object_set_new(prov, "finished", json_string(finished));
     json_object_set_new(rec, "provenance", prov);
     prov = NULL;
-oom:
-    json_decref(driver_metrics);
+out:
+    json_decref(m);
     json_decref(prov);
-    dp_train_result_destroy(&res);
-    dp_linear_destroy(&model);
-    dp_model_destroy(&deep);
-    dp_dataset_destroy(&test);
-    dp_dataset_destroy(&train);
-    dp_dataset_destroy(&all);
+    trained_destroy(&t);
     return rec;
 }
