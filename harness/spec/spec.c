@@ -459,14 +459,12 @@ static int read_driver_run(const cfg_node *root, const cfg_node *model, run_spec
     return spec_read_neighbours(root, out, err);
 }
 
-int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
+/* The run config's own keys: no document key, the experiment's name, paper,
+ * description and protocol. */
+static int read_top(const cfg_node *root, run_spec *out, dp_err *err)
 {
-    const cfg_node *ds, *model, *privacy, *algo, *train;
     const char *s;
-    long seed;
-    int idx = 0, rc;
-    size_t n_train = 0;
-    memset(out, 0, sizeof *out);
+    int rc;
     if (!root || root->kind != CFG_MAP)
         return cfg_error(err, root, 0, "a run config must be a mapping of keys");
     for (size_t i = 0; i < root->n_items; i++) {
@@ -487,17 +485,14 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         (rc = cfg_read_string(root, "", "protocol", &s, err)))
         return rc;
     snprintf(out->protocol, sizeof out->protocol, "%s", s ? s : "");
+    return 0;
+}
 
-    if ((rc = need_block(root, "dataset", 1, &ds, err)) ||
-        (rc = read_dataset(ds, out, &n_train, err)))
-        return rc;
-
-    if ((rc = need_block(root, "model", 1, &model, err)) ||
-        (rc = spec_read_model(model, out, err)) ||
-        (rc = spec_read_optimality(root, out, err)))
-        return rc;
-
-    if ((rc = need_block(root, "privacy", 0, &privacy, err))) return rc;
+/* The privacy block (absent: every default): delta, accountant, also_report, secure
+ * noise. */
+static int read_privacy(const cfg_node *privacy, run_spec *out, dp_err *err)
+{
+    int idx = 0, rc;
     if (privacy &&
         (rc = cfg_check_keys(privacy, "privacy", PRIVACY_KEYS, COUNT(PRIVACY_KEYS), err)))
         return rc;
@@ -511,6 +506,30 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
     if ((rc = read_also_report(privacy, out, err))) return rc;
     const cfg_node *secure = cfg_get(privacy, "secure_noise");
     if (secure && (rc = cfg_as_bool(secure, "privacy.secure_noise", &out->secure_noise, err)))
+        return rc;
+    return 0;
+}
+
+int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
+{
+    const cfg_node *ds, *model, *privacy, *algo, *train;
+    long seed;
+    int rc;
+    size_t n_train = 0;
+    memset(out, 0, sizeof *out);
+    if ((rc = read_top(root, out, err))) return rc;
+
+    if ((rc = need_block(root, "dataset", 1, &ds, err)) ||
+        (rc = read_dataset(ds, out, &n_train, err)))
+        return rc;
+
+    if ((rc = need_block(root, "model", 1, &model, err)) ||
+        (rc = spec_read_model(model, out, err)) ||
+        (rc = spec_read_optimality(root, out, err)))
+        return rc;
+
+    if ((rc = need_block(root, "privacy", 0, &privacy, err)) ||
+        (rc = read_privacy(privacy, out, err)))
         return rc;
 
     if ((rc = need_block(root, "algorithm", 1, &algo, err)) ||
