@@ -350,24 +350,29 @@ static int fig2(const char *dir, unsigned long seed, denoise *d1, denoise *d2, i
 
 // ---- the command -------------------------------------------------------------------------
 
-int cli_smoothing(int argc, char **argv)
+typedef struct smoothing_opts {
+    const char *out, *ref_dir;
+    unsigned long seed;
+} smoothing_opts;
+
+/* -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, smoothing_opts *o)
 {
     static const struct option longopts[] = {
         {"out", required_argument, 0, 'o'}, {"seed", required_argument, 0, 's'},
         {"reference-dir", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    const char *out = "results/lssgd_smoothing", *ref_dir = "configs/reference";
-    unsigned long seed = 1;
+    *o = (smoothing_opts){"results/lssgd_smoothing", "configs/reference", 1};
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
-        case 'o': out = optarg; break;
-        case 'r': ref_dir = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'r': o->ref_dir = optarg; break;
         case 's':
-            seed = strtoul(optarg, &end, 10);
+            o->seed = strtoul(optarg, &end, 10);
             if (end == optarg || *end || optarg[0] == '-')
                 return cli_usage_error("smoothing", "--seed takes a whole number >= 0, got '%s'",
                                        optarg);
@@ -379,122 +384,151 @@ int cli_smoothing(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("smoothing", "unexpected argument '%s'", argv[optind]);
+    return -1;
+}
 
-    dp_err err;
-    dp_err_clear(&err);
-    const_table t3 = {.name = "table3", .symbol = "gamma", .file = "lssgd_table3.yaml"};
-    const_table t4 = {.name = "table4", .symbol = "beta", .file = "lssgd_table4.yaml"};
-    int rc = load_reference(&t3, ref_dir, &err);
-    if (!rc) rc = load_reference(&t4, ref_dir, &err);
-    if (rc) {
-        cli_print_error(&err);
-        ref_table_destroy(&t3.ref);
-        ref_table_destroy(&t4.ref);
-        return EXIT_USAGE;
+/* What was computed: the two tables, Fig. 2's denoising in 1-D and 2-D, its image. */
+typedef struct smoothing_result {
+    const_table t3, t4;
+    denoise d1, d2;
+    int drawn;            /* fig2.png was drawn */
+    char *png_note;       /* gnuplot's note, or NULL */
+    unsigned long seed;
+} smoothing_result;
+
+/* The same sentence as a Markdown paragraph and an HTML one. */
+static void both(agg_buf *md, agg_buf *html, const char *text)
+{
+    agg_buf_printf(md, "%s\n\n", text);
+    agg_buf_puts(html, "<p>");
+    html_escape(html, text);
+    agg_buf_puts(html, "</p>\n");
+}
+
+/* report.md and report.html, which say the same, sentence for sentence; fidelity[3] are
+ * the fidelity lines. */
+static void pages(agg_buf *md, agg_buf *html, const smoothing_result *r, char fidelity[3][320])
+{
+    static const char TITLE[] = "DP-LSSGD Tables 3, 4 and Fig. 2 (the smoothing operator)";
+    static const char FIG2[] = "Fig. 2: LS denoising (sigma 10 in 1-D, 100 in 2-D; noise seed";
+    static const char HOW_2D[] = "The 2-D signal is smoothed as the paper does it: reshaped "
+        "row-major into one vector of 10,000 and smoothed in 1-D (so along rows, with each "
+        "row's end joined to the next row's start).";
+    agg_buf_printf(md, "# Report: %s\n\nComputed by `dperm smoothing` (no training "
+                   "runs).\n\n## Fidelity\n\n", TITLE);
+    html_page_begin(html, TITLE);
+    agg_buf_puts(html, "<h1>Report: ");
+    html_escape(html, TITLE);
+    agg_buf_puts(html, "</h1>\n<p>Computed by <code>dperm smoothing</code> (no training "
+                       "runs).</p>\n<h2>Fidelity</h2>\n<ul>\n");
+    for (int k = 0; k < 3; k++) {
+        agg_buf_printf(md, "- %s\n", fidelity[k]);
+        agg_buf_puts(html, "<li>");
+        html_escape(html, fidelity[k]);
+        agg_buf_puts(html, "</li>\n");
     }
-    compute(&t3, 0);
-    compute(&t4, 1);
+    agg_buf_puts(md, "\n## Tables\n\n");
+    agg_buf_puts(html, "</ul>\n<h2>Tables</h2>\n");
+    table_md(md, &r->t3);
+    table_md(md, &r->t4);
+    table_html(html, &r->t3);
+    table_html(html, &r->t4);
+    agg_buf_printf(md, "CSV: [table3.csv](table3.csv), [table4.csv](table4.csv)\n\n"
+                   "## Figures\n\n### %s %lu)\n\n", FIG2, r->seed);
+    agg_buf_printf(html, "<p>CSV: <a href=\"table3.csv\">table3.csv</a>, "
+                   "<a href=\"table4.csv\">table4.csv</a></p>\n<h2>Figures</h2>\n"
+                   "<h3>%s %lu)</h3>\n", FIG2, r->seed);
+    if (!r->drawn) {
+        both(md, html, "gnuplot is not installed (install gnuplot-nox): fig2.png is not "
+             "drawn; run `gnuplot fig2.gp` here once it is.");
+    } else {
+        agg_buf_puts(md, "![Fig. 2](fig2.png)\n\n");
+        agg_buf_puts(html, "<p><img src=\"fig2.png\" alt=\"Fig. 2\"></p>\n");
+        if (r->png_note) {
+            char said[1024];
+            snprintf(said, sizeof said, "gnuplot said: %s", r->png_note);
+            both(md, html, said);
+        }
+    }
+    agg_buf_printf(md, "%s Script: [fig2.gp](fig2.gp), data: fig2_1d.dat, fig2_2d.dat.\n",
+                   HOW_2D);
+    agg_buf_printf(html, "<p>%s Script: <a href=\"fig2.gp\">fig2.gp</a>, data: "
+                   "<a href=\"fig2_1d.dat\">fig2_1d.dat</a>, "
+                   "<a href=\"fig2_2d.dat\">fig2_2d.dat</a>.</p>\n", HOW_2D);
+    html_page_end(html);
+}
 
-    denoise d1 = {0}, d2 = {0};
-    char *png_note = NULL;
-    int drawn = 0;
+/* fidelity.json, report.html and report.md into out. */
+static int write_report(const char *out, const smoothing_result *r, dp_err *err)
+{
+    int holds = r->d1.rms_smoothed < r->d1.rms_noisy && r->d2.rms_smoothed < r->d2.rms_noisy;
+    char lines[3][320], detail[200];
+    snprintf(lines[0], sizeof lines[0], "%s (gamma): %zu of %zu cells agree with the paper "
+             "as printed.", r->t3.ref.table, r->t3.matched, r->t3.compared);
+    snprintf(lines[1], sizeof lines[1], "%s (beta): %zu of %zu cells agree with the paper "
+             "as printed.", r->t4.ref.table, r->t4.matched, r->t4.compared);
+    snprintf(detail, sizeof detail, "RMS distance to the clean signal, noisy -> smoothed: "
+             "1-D %.4f -> %.4f, 2-D %.4f -> %.4f", r->d1.rms_noisy, r->d1.rms_smoothed,
+             r->d2.rms_noisy, r->d2.rms_smoothed);
+    snprintf(lines[2], sizeof lines[2], "Claim \"LS removes the noise\" (Fig. 2): %s (%s).",
+             holds ? "holds" : "does not hold", detail);
     agg_buf md, html;
     agg_buf_init(&md);
     agg_buf_init(&html);
-    rc = store_mkdirs(out, &err);
-    if (!rc) rc = table_csv(&t3, out, &err);
-    if (!rc) rc = table_csv(&t4, out, &err);
-    if (!rc) rc = fig2(out, seed, &d1, &d2, &drawn, &png_note, &err);
-    if (!rc) {
-        /* report.md and report.html say the same, sentence for sentence */
-        static const char TITLE[] = "DP-LSSGD Tables 3, 4 and Fig. 2 (the smoothing operator)";
-        static const char FIG2[] = "Fig. 2: LS denoising (sigma 10 in 1-D, 100 in 2-D; noise seed";
-        static const char HOW_2D[] = "The 2-D signal is smoothed as the paper does it: reshaped "
-            "row-major into one vector of 10,000 and smoothed in 1-D (so along rows, with each "
-            "row's end joined to the next row's start).";
-        int holds = d1.rms_smoothed < d1.rms_noisy && d2.rms_smoothed < d2.rms_noisy;
-        char lines[3][320];
-        snprintf(lines[0], sizeof lines[0], "%s (gamma): %zu of %zu cells agree with the paper "
-                 "as printed.", t3.ref.table, t3.matched, t3.compared);
-        snprintf(lines[1], sizeof lines[1], "%s (beta): %zu of %zu cells agree with the paper "
-                 "as printed.", t4.ref.table, t4.matched, t4.compared);
-        char detail[200];
-        snprintf(detail, sizeof detail, "RMS distance to the clean signal, noisy -> smoothed: "
-                 "1-D %.4f -> %.4f, 2-D %.4f -> %.4f", d1.rms_noisy, d1.rms_smoothed,
-                 d2.rms_noisy, d2.rms_smoothed);
-        snprintf(lines[2], sizeof lines[2], "Claim \"LS removes the noise\" (Fig. 2): %s (%s).",
-                 holds ? "holds" : "does not hold", detail);
+    pages(&md, &html, r, lines);
+    json_t *fj = fidelity(&r->t3, &r->t4, holds, detail);
+    char *fjs = fj ? store_json_dumps(fj, 0) : NULL;
+    json_decref(fj);
+    agg_buf fb = {.data = fjs, .len = fjs ? strlen(fjs) : 0, .oom = !fjs};
+    int rc = write_text(out, "fidelity.json", &fb, err);
+    free(fjs);
+    if (!rc) rc = write_text(out, "report.html", &html, err);
+    if (!rc) rc = write_text(out, "report.md", &md, err);
+    agg_buf_destroy(&md);
+    agg_buf_destroy(&html);
+    return rc;
+}
 
-        agg_buf_printf(&md, "# Report: %s\n\nComputed by `dperm smoothing` (no training "
-                       "runs).\n\n## Fidelity\n\n", TITLE);
-        html_page_begin(&html, TITLE);
-        agg_buf_puts(&html, "<h1>Report: ");
-        html_escape(&html, TITLE);
-        agg_buf_puts(&html, "</h1>\n<p>Computed by <code>dperm smoothing</code> (no training "
-                            "runs).</p>\n<h2>Fidelity</h2>\n<ul>\n");
-        for (int k = 0; k < 3; k++) {
-            agg_buf_printf(&md, "- %s\n", lines[k]);
-            agg_buf_puts(&html, "<li>");
-            html_escape(&html, lines[k]);
-            agg_buf_puts(&html, "</li>\n");
-        }
-        agg_buf_puts(&md, "\n## Tables\n\n");
-        agg_buf_puts(&html, "</ul>\n<h2>Tables</h2>\n");
-        table_md(&md, &t3);
-        table_md(&md, &t4);
-        table_html(&html, &t3);
-        table_html(&html, &t4);
-        agg_buf_printf(&md, "CSV: [table3.csv](table3.csv), [table4.csv](table4.csv)\n\n"
-                       "## Figures\n\n### %s %lu)\n\n", FIG2, seed);
-        agg_buf_printf(&html, "<p>CSV: <a href=\"table3.csv\">table3.csv</a>, "
-                       "<a href=\"table4.csv\">table4.csv</a></p>\n<h2>Figures</h2>\n"
-                       "<h3>%s %lu)</h3>\n", FIG2, seed);
-        if (!drawn) {
-            static const char NONE[] = "gnuplot is not installed (install gnuplot-nox): "
-                "fig2.png is not drawn; run `gnuplot fig2.gp` here once it is.";
-            agg_buf_printf(&md, "%s\n\n", NONE);
-            agg_buf_printf(&html, "<p>%s</p>\n", NONE);
-        } else {
-            agg_buf_printf(&md, "![Fig. 2](fig2.png)\n\n%s%s%s", png_note ? "gnuplot said: " : "",
-                           png_note ? png_note : "", png_note ? "\n\n" : "");
-            agg_buf_puts(&html, "<p><img src=\"fig2.png\" alt=\"Fig. 2\"></p>\n");
-            if (png_note) {
-                agg_buf_puts(&html, "<p>gnuplot said: ");
-                html_escape(&html, png_note);
-                agg_buf_puts(&html, "</p>\n");
-            }
-        }
-        agg_buf_printf(&md, "%s Script: [fig2.gp](fig2.gp), data: fig2_1d.dat, fig2_2d.dat.\n",
-                       HOW_2D);
-        agg_buf_printf(&html, "<p>%s Script: <a href=\"fig2.gp\">fig2.gp</a>, data: "
-                       "<a href=\"fig2_1d.dat\">fig2_1d.dat</a>, "
-                       "<a href=\"fig2_2d.dat\">fig2_2d.dat</a>.</p>\n", HOW_2D);
-        html_page_end(&html);
-        json_t *fj = fidelity(&t3, &t4, holds, detail);
-        char *fjs = fj ? store_json_dumps(fj, 0) : NULL;
-        json_decref(fj);
-        agg_buf fb = {.data = fjs, .len = fjs ? strlen(fjs) : 0, .oom = !fjs};
-        rc = write_text(out, "fidelity.json", &fb, &err);
-        free(fjs);
-        if (!rc) rc = write_text(out, "report.html", &html, &err);
-        if (!rc) rc = write_text(out, "report.md", &md, &err);
+int cli_smoothing(int argc, char **argv)
+{
+    smoothing_opts o;
+    int status = parse_args(argc, argv, &o);
+    if (status >= 0) return status;
+    dp_err err;
+    dp_err_clear(&err);
+    smoothing_result r = {.t3 = {.name = "table3", .symbol = "gamma", .file = "lssgd_table3.yaml"},
+                          .t4 = {.name = "table4", .symbol = "beta", .file = "lssgd_table4.yaml"},
+                          .seed = o.seed};
+    int rc = load_reference(&r.t3, o.ref_dir, &err);
+    if (!rc) rc = load_reference(&r.t4, o.ref_dir, &err);
+    if (rc) {
+        cli_print_error(&err);
+        ref_table_destroy(&r.t3.ref);
+        ref_table_destroy(&r.t4.ref);
+        return EXIT_USAGE;
     }
+    compute(&r.t3, 0);
+    compute(&r.t4, 1);
+    rc = store_mkdirs(o.out, &err);
+    if (!rc) rc = table_csv(&r.t3, o.out, &err);
+    if (!rc) rc = table_csv(&r.t4, o.out, &err);
+    if (!rc) rc = fig2(o.out, o.seed, &r.d1, &r.d2, &r.drawn, &r.png_note, &err);
+    if (!rc) rc = write_report(o.out, &r, &err);
     if (!rc) { /* the folder above lists this report, where dperm keeps an index */
         char *index = NULL, skipped[4400] = "";
-        rc = report_index(out, &index, skipped, sizeof skipped, &err);
+        rc = report_index(o.out, &index, skipped, sizeof skipped, &err);
         if (skipped[0]) fprintf(stderr, "dperm: note: the results index %s\n", skipped);
         free(index);
     }
-    agg_buf_destroy(&md);
-    agg_buf_destroy(&html);
-    free(png_note);
-    ref_table_destroy(&t3.ref);
-    ref_table_destroy(&t4.ref);
+    free(r.png_note);
+    ref_table_destroy(&r.t3.ref);
+    ref_table_destroy(&r.t4.ref);
     if (rc) {
         cli_print_error(&err);
         return EXIT_RUNS_FAILED;
     }
-    printf("dperm: smoothing report in %s/report.md and report.html (Table 3: %zu of %zu, Table 4: %zu of %zu "
-           "cells as printed)\n", out, t3.matched, t3.compared, t4.matched, t4.compared);
+    printf("dperm: smoothing report in %s/report.md and report.html (Table 3: %zu of %zu, "
+           "Table 4: %zu of %zu cells as printed)\n", o.out, r.t3.matched, r.t3.compared,
+           r.t4.matched, r.t4.compared);
     return EXIT_OK;
 }
