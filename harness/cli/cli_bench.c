@@ -265,7 +265,20 @@ static void destroy(step_ctx *s)
     free(s->grad);
 }
 
-int cli_bench(int argc, char **argv)
+/* A whole number option in [lo, hi] into *out: 0, or the usage error's exit status. */
+static int int_option(const char *name, const char *arg, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || v < lo || v > hi)
+        return cli_usage_error("bench", "--%s takes %ld..%ld, got '%s'", name, lo, hi, arg);
+    *out = v;
+    return 0;
+}
+
+/* The options into o and the models asked for into want[] (all when none is named):
+ * -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, bench_opts *o, int *want)
 {
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},   {"batch", required_argument, 0, 'b'},
@@ -273,10 +286,10 @@ int cli_bench(int argc, char **argv)
         {"repeats", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
         {"dplis-samples", required_argument, 0, 'k'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    bench_opts o = {.batch = 256, .threads = cores > 0 ? (int)cores : 1, .repeats = 5,
-                    .seconds = 0.3, .json = 0, .dplis_k = 10};
-    int want[N_MODELS] = {0}, any = 0, c;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN), v = 0;
+    *o = (bench_opts){.batch = 256, .threads = cores > 0 ? (int)cores : 1, .repeats = 5,
+                      .seconds = 0.3, .json = 0, .dplis_k = 10};
+    int any = 0, c, rc = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -291,67 +304,83 @@ int cli_bench(int argc, char **argv)
             want[k] = any = 1;
             break;
         }
-        case 'b': {
-            long b = strtol(optarg, &end, 10);
-            if (*end || b < 1 || b > 65536)
-                return cli_usage_error("bench", "--batch takes 1..65536, got '%s'", optarg);
-            o.batch = (size_t)b;
+        case 'b': if (!(rc = int_option("batch", optarg, 1, 65536, &v))) o->batch = (size_t)v; break;
+        case 't': if (!(rc = int_option("threads", optarg, 1, 256, &v))) o->threads = (int)v; break;
+        case 'r': if (!(rc = int_option("repeats", optarg, 1, 64, &v))) o->repeats = (int)v; break;
+        case 'k':
+            if (!(rc = int_option("dplis-samples", optarg, 0, 1000, &v))) o->dplis_k = (int)v;
             break;
-        }
-        case 't': {
-            long t = strtol(optarg, &end, 10);
-            if (*end || t < 1 || t > 256)
-                return cli_usage_error("bench", "--threads takes 1..256, got '%s'", optarg);
-            o.threads = (int)t;
-            break;
-        }
         case 's':
-            o.seconds = strtod(optarg, &end);
-            if (*end || !(o.seconds > 0) || o.seconds > 60)
+            o->seconds = strtod(optarg, &end);
+            if (*end || !(o->seconds > 0) || o->seconds > 60)
                 return cli_usage_error("bench", "--seconds takes a number in (0, 60], got '%s'", optarg);
             break;
-        case 'r': {
-            long r = strtol(optarg, &end, 10);
-            if (*end || r < 1 || r > 64)
-                return cli_usage_error("bench", "--repeats takes 1..64, got '%s'", optarg);
-            o.repeats = (int)r;
-            break;
-        }
-        case 'k': {
-            long k = strtol(optarg, &end, 10);
-            if (*end || k < 0 || k > 1000)
-                return cli_usage_error("bench", "--dplis-samples takes 0..1000, got '%s'", optarg);
-            o.dplis_k = (int)k;
-            break;
-        }
-        case 'j': o.json = 1; break;
+        case 'j': o->json = 1; break;
         case 'h': fputs(BENCH_HELP, stdout); return EXIT_OK;
         case ':': return cli_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
         }
+        if (rc) return rc;
     }
     if (optind < argc) return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
     if (!any)
         for (size_t k = 0; k < N_MODELS; k++) want[k] = 1;
+    return -1;
+}
 
-    dp_blas_set_threads(o.threads);
-    double dg = gemm_gflops(0, 1024, &o), sg = gemm_gflops(1, 1024, &o);
-    if (o.json) {
+/* The GEMM rates, then the table's head (or the JSON lines of the GEMMs). */
+static void print_head(const bench_opts *o)
+{
+    double dg = gemm_gflops(0, 1024, o), sg = gemm_gflops(1, 1024, o);
+    if (o->json) {
         printf("{\"kernel\": \"dgemm\", \"n\": 1024, \"gflops\": %.1f, \"blas_core\": \"%s\", "
-               "\"threads\": %d}\n", dg, dp_blas_corename(), o.threads);
+               "\"threads\": %d}\n", dg, dp_blas_corename(), o->threads);
         printf("{\"kernel\": \"sgemm\", \"n\": 1024, \"gflops\": %.1f, \"blas_core\": \"%s\", "
-               "\"threads\": %d}\n", sg, dp_blas_corename(), o.threads);
-    } else {
-        printf("dperm bench: batch %zu, BLAS kernels %s, %d threads; medians of %d blocks of "
-               ">= %.2g s\n", o.batch, dp_blas_corename(), o.threads, o.repeats, o.seconds);
-        printf("GEMM 1024^3: dgemm %.1f GFLOP/s, sgemm %.1f GFLOP/s\n\n", dg, sg);
-        char dplis_col[32];
-        snprintf(dplis_col, sizeof dplis_col, "dplis_k%d ex/s", o.dplis_k);
-        printf("%-22s %10s %12s %12s %6s %12s %9s", "model", "params", "sgd ex/s",
-               "dp_sgd ex/s", "ratio", "dp_lssgd", "smoothing");
-        if (o.dplis_k > 0) printf(" %15s %9s", dplis_col, "x dp_sgd");
-        printf("\n");
+               "\"threads\": %d}\n", sg, dp_blas_corename(), o->threads);
+        return;
     }
+    printf("dperm bench: batch %zu, BLAS kernels %s, %d threads; medians of %d blocks of "
+           ">= %.2g s\n", o->batch, dp_blas_corename(), o->threads, o->repeats, o->seconds);
+    printf("GEMM 1024^3: dgemm %.1f GFLOP/s, sgemm %.1f GFLOP/s\n\n", dg, sg);
+    char dplis_col[32];
+    snprintf(dplis_col, sizeof dplis_col, "dplis_k%d ex/s", o->dplis_k);
+    printf("%-22s %10s %12s %12s %6s %12s %9s", "model", "params", "sgd ex/s",
+           "dp_sgd ex/s", "ratio", "dp_lssgd", "smoothing");
+    if (o->dplis_k > 0) printf(" %15s %9s", dplis_col, "x dp_sgd");
+    printf("\n");
+}
+
+/* One model's rates: a row of the table, or one JSON line per mode. */
+static void print_rates(const bench_opts *o, const char *name, size_t n_params,
+                        const step_result *res)
+{
+    if (!o->json) {
+        printf("%-22s %10zu %12.0f %12.0f %6.2f %12.0f %+8.1f%%", name, n_params, res->sgd,
+               res->dp, res->ratio, res->ls, 100.0 * res->ls_cost);
+        if (o->dplis_k > 0) printf(" %15.0f %8.2fx", res->dplis, res->dplis_x);
+        printf("\n");
+        return;
+    }
+    printf("{\"model\": \"%s\", \"mode\": \"sgd\", \"batch\": %zu, \"examples_per_s\": %.1f}\n",
+           name, o->batch, res->sgd);
+    printf("{\"model\": \"%s\", \"mode\": \"dp_sgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
+           "\"ratio_to_sgd\": %.3f}\n", name, o->batch, res->dp, res->ratio);
+    printf("{\"model\": \"%s\", \"mode\": \"dp_lssgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
+           "\"smoothing_cost\": %.3f}\n", name, o->batch, res->ls, res->ls_cost);
+    if (o->dplis_k > 0)
+        printf("{\"model\": \"%s\", \"mode\": \"dplis\", \"samples\": %d, \"batch\": %zu, "
+               "\"examples_per_s\": %.1f, \"cost_vs_dp_sgd\": %.3f}\n", name, o->dplis_k,
+               o->batch, res->dplis, res->dplis_x);
+}
+
+int cli_bench(int argc, char **argv)
+{
+    bench_opts o;
+    int want[N_MODELS] = {0};
+    int status = parse_args(argc, argv, &o, want);
+    if (status >= 0) return status;
+    dp_blas_set_threads(o.threads);
+    print_head(&o);
     fflush(stdout);
     for (size_t k = 0; k < N_MODELS; k++) {
         if (!want[k]) continue;
@@ -367,23 +396,7 @@ int cli_bench(int argc, char **argv)
         }
         step_result res;
         step_rates(&s, &o, &res);
-        if (o.json) {
-            printf("{\"model\": \"%s\", \"mode\": \"sgd\", \"batch\": %zu, \"examples_per_s\": %.1f}\n",
-                   MODELS[k].name, o.batch, res.sgd);
-            printf("{\"model\": \"%s\", \"mode\": \"dp_sgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
-                   "\"ratio_to_sgd\": %.3f}\n", MODELS[k].name, o.batch, res.dp, res.ratio);
-            printf("{\"model\": \"%s\", \"mode\": \"dp_lssgd\", \"batch\": %zu, \"examples_per_s\": %.1f, "
-                   "\"smoothing_cost\": %.3f}\n", MODELS[k].name, o.batch, res.ls, res.ls_cost);
-            if (o.dplis_k > 0)
-                printf("{\"model\": \"%s\", \"mode\": \"dplis\", \"samples\": %d, \"batch\": %zu, "
-                       "\"examples_per_s\": %.1f, \"cost_vs_dp_sgd\": %.3f}\n", MODELS[k].name,
-                       o.dplis_k, o.batch, res.dplis, res.dplis_x);
-        } else {
-            printf("%-22s %10zu %12.0f %12.0f %6.2f %12.0f %+8.1f%%", MODELS[k].name,
-                   s.m.n_params, res.sgd, res.dp, res.ratio, res.ls, 100.0 * res.ls_cost);
-            if (o.dplis_k > 0) printf(" %15.0f %8.2fx", res.dplis, res.dplis_x);
-            printf("\n");
-        }
+        print_rates(&o, MODELS[k].name, s.m.n_params, &res);
         fflush(stdout);
         destroy(&s);
     }
