@@ -117,7 +117,17 @@ static void verbose_row(want w, dp_accountant a, double q, double sigma, long st
     else printf("  %-14s %14ld  epsilon %.6g; %s\n", dp_accountant_name(a), st, e, note);
 }
 
-int cli_privacy(int argc, char **argv)
+/* A question to the accountant: the options as given (NAN: not given), what to compute. */
+typedef struct query {
+    double sigma, eps, q, steps, delta, max_steps, epochs, n, batch;
+    dp_accountant acc;
+    int verbose;
+    const char *what;
+    want w;
+} query;
+
+/* -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, query *o)
 {
     static const struct option longopts[] = {
         {"sigma", required_argument, 0, 's'},   {"epsilon", required_argument, 0, 'e'},
@@ -127,10 +137,9 @@ int cli_privacy(int argc, char **argv)
         {"epochs", required_argument, 0, 'E'},  {"n", required_argument, 0, 'N'},
         {"batch", required_argument, 0, 'B'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    double sigma = NAN, eps = NAN, q = NAN, steps_d = NAN, delta = NAN, max_d = NAN;
-    double epochs_d = NAN, n_d = NAN, batch_d = NAN;
-    dp_accountant acc = DP_ACCOUNTANT_RDP;
-    int verbose = 0, c;
+    *o = (query){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, DP_ACCOUNTANT_RDP, 0, NULL,
+                 WANT_EPSILON};
+    int c;
     dp_err err;
     dp_err_clear(&err);
     optind = 1;
@@ -138,20 +147,20 @@ int cli_privacy(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         int rc = 0;
         switch (c) {
-        case 's': rc = parse_num("--sigma", optarg, &sigma); break;
-        case 'e': rc = parse_num("--epsilon", optarg, &eps); break;
-        case 'q': rc = parse_rate("--q", optarg, &q); break;
-        case 'E': rc = parse_num("--epochs", optarg, &epochs_d); break;
-        case 'N': rc = parse_num("--n", optarg, &n_d); break;
-        case 'B': rc = parse_num("--batch", optarg, &batch_d); break;
-        case 't': rc = parse_num("--steps", optarg, &steps_d); break;
-        case 'd': rc = parse_num("--delta", optarg, &delta); break;
-        case 'm': rc = parse_num("--max-steps", optarg, &max_d); break;
+        case 's': rc = parse_num("--sigma", optarg, &o->sigma); break;
+        case 'e': rc = parse_num("--epsilon", optarg, &o->eps); break;
+        case 'q': rc = parse_rate("--q", optarg, &o->q); break;
+        case 'E': rc = parse_num("--epochs", optarg, &o->epochs); break;
+        case 'N': rc = parse_num("--n", optarg, &o->n); break;
+        case 'B': rc = parse_num("--batch", optarg, &o->batch); break;
+        case 't': rc = parse_num("--steps", optarg, &o->steps); break;
+        case 'd': rc = parse_num("--delta", optarg, &o->delta); break;
+        case 'm': rc = parse_num("--max-steps", optarg, &o->max_steps); break;
         case 'a':
-            if (dp_accountant_parse(optarg, &acc, &err))
+            if (dp_accountant_parse(optarg, &o->acc, &err))
                 return cli_usage_error("privacy", "%s", err.msg);
             break;
-        case 'v': verbose = 1; break;
+        case 'v': o->verbose = 1; break;
         case 'h': fputs(PRIVACY_HELP, stdout); return EXIT_OK;
         case ':': return cli_usage_error("privacy", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("privacy", "unknown option '%s'", argv[optind - 1]);
@@ -160,74 +169,103 @@ int cli_privacy(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("privacy", "missing what to compute: epsilon, sigma or steps");
-    const char *what = argv[optind];
-    want w;
-    if (!strcmp(what, "epsilon")) w = WANT_EPSILON;
-    else if (!strcmp(what, "sigma")) w = WANT_SIGMA;
-    else if (!strcmp(what, "steps")) w = WANT_STEPS;
-    else return cli_usage_error("privacy", "unknown calculation '%s' (epsilon, sigma or steps)", what);
+    o->what = argv[optind];
+    if (!strcmp(o->what, "epsilon")) o->w = WANT_EPSILON;
+    else if (!strcmp(o->what, "sigma")) o->w = WANT_SIGMA;
+    else if (!strcmp(o->what, "steps")) o->w = WANT_STEPS;
+    else return cli_usage_error("privacy", "unknown calculation '%s' (epsilon, sigma or steps)",
+                                o->what);
     if (optind + 1 < argc) return cli_usage_error("privacy", "unexpected argument '%s'", argv[optind + 1]);
-    int n_sched = !isnan(epochs_d) + !isnan(n_d) + !isnan(batch_d);
+    return -1;
+}
+
+/* The schedule as steps (from --steps, or --epochs/--n/--batch, which also give q when it
+ * is not set) and the options the calculation needs: 0, or the usage error's status. */
+static int resolve(query *o, long *steps, long *max_steps)
+{
+    int n_sched = !isnan(o->epochs) + !isnan(o->n) + !isnan(o->batch);
     if (n_sched) {
         long epochs = 0, n = 0, batch = 0;
         if (n_sched < 3)
             return cli_usage_error("privacy", "--epochs, --n and --batch go together (steps = "
                                    "epochs x floor(n / batch))");
-        if (!isnan(steps_d))
+        if (!isnan(o->steps))
             return cli_usage_error("privacy", "give --steps or --epochs/--n/--batch, not both");
-        int rc = parse_count("--epochs", epochs_d, &epochs);
-        if (rc == 0) rc = parse_count("--n", n_d, &n);
-        if (rc == 0) rc = parse_count("--batch", batch_d, &batch);
+        int rc = parse_count("--epochs", o->epochs, &epochs);
+        if (rc == 0) rc = parse_count("--n", o->n, &n);
+        if (rc == 0) rc = parse_count("--batch", o->batch, &batch);
         if (rc) return rc;
         if (batch > n)
             return cli_usage_error("privacy", "--batch %ld is larger than --n %ld", batch, n);
-        steps_d = (double)epochs * (double)(n / batch);
-        if (isnan(q)) q = (double)batch / (double)n;
+        o->steps = (double)epochs * (double)(n / batch);
+        if (isnan(o->q)) o->q = (double)batch / (double)n;
     }
-    if (isnan(q) || isnan(delta)) return cli_usage_error("privacy", "--q and --delta are required");
-    if (w != WANT_STEPS && isnan(steps_d)) return cli_usage_error("privacy", "%s needs --steps", what);
-    if (w != WANT_SIGMA && isnan(sigma)) return cli_usage_error("privacy", "%s needs --sigma", what);
-    if (w != WANT_EPSILON && isnan(eps)) return cli_usage_error("privacy", "%s needs --epsilon", what);
-    long steps = 0, max_steps = 100000000;
-    int rc = parse_count("--steps", steps_d, &steps);
-    if (rc == 0) rc = parse_count("--max-steps", max_d, &max_steps);
-    if (rc) return rc;
+    if (isnan(o->q) || isnan(o->delta)) return cli_usage_error("privacy", "--q and --delta are required");
+    if (o->w != WANT_STEPS && isnan(o->steps)) return cli_usage_error("privacy", "%s needs --steps", o->what);
+    if (o->w != WANT_SIGMA && isnan(o->sigma)) return cli_usage_error("privacy", "%s needs --sigma", o->what);
+    if (o->w != WANT_EPSILON && isnan(o->eps)) return cli_usage_error("privacy", "%s needs --epsilon", o->what);
+    *steps = 0;
+    *max_steps = 100000000;
+    int rc = parse_count("--steps", o->steps, steps);
+    if (rc == 0) rc = parse_count("--max-steps", o->max_steps, max_steps);
+    return rc;
+}
 
-    double answer_eps = NAN;
-    dp_accounting_detail d = {0};
-    if (w == WANT_EPSILON) {
-        rc = dp_accountant_epsilon(acc, q, sigma, steps, delta, &answer_eps, &d, &err);
+/* Compute and print the answer, with the epsilon it spends; d says how it was found. */
+static int answer(query *o, long steps, long max_steps, dp_accounting_detail *d, dp_err *err)
+{
+    double eps = NAN;
+    const char *name = dp_accountant_name(o->acc);
+    int rc;
+    if (o->w == WANT_EPSILON) {
+        rc = dp_accountant_epsilon(o->acc, o->q, o->sigma, steps, o->delta, &eps, d, err);
         if (rc == 0)
-            printf("epsilon = %.6g  (delta %g, sigma %g, q %g, %ld steps; %s)\n", answer_eps,
-                   delta, sigma, q, steps, dp_accountant_name(acc));
-    } else if (w == WANT_SIGMA) {
-        rc = dp_accountant_sigma(acc, q, steps, delta, eps, &sigma, &err);
-        if (rc == 0) rc = dp_accountant_epsilon(acc, q, sigma, steps, delta, &answer_eps, &d, &err);
+            printf("epsilon = %.6g  (delta %g, sigma %g, q %g, %ld steps; %s)\n", eps,
+                   o->delta, o->sigma, o->q, steps, name);
+    } else if (o->w == WANT_SIGMA) {
+        rc = dp_accountant_sigma(o->acc, o->q, steps, o->delta, o->eps, &o->sigma, err);
+        if (rc == 0) rc = dp_accountant_epsilon(o->acc, o->q, o->sigma, steps, o->delta, &eps, d, err);
         if (rc == 0)
             printf("sigma = %.6g  (spends epsilon %.6g <= %g; delta %g, q %g, %ld steps; %s)\n",
-                   sigma, answer_eps, eps, delta, q, steps, dp_accountant_name(acc));
+                   o->sigma, eps, o->eps, o->delta, o->q, steps, name);
     } else {
-        rc = dp_accountant_steps(acc, q, sigma, delta, eps, max_steps, &steps, &err);
-        if (rc == 0) rc = dp_accountant_epsilon(acc, q, sigma, steps, delta, &answer_eps, &d, &err);
+        rc = dp_accountant_steps(o->acc, o->q, o->sigma, o->delta, o->eps, max_steps, &steps, err);
+        if (rc == 0) rc = dp_accountant_epsilon(o->acc, o->q, o->sigma, steps, o->delta, &eps, d, err);
         if (rc == 0)
             printf("steps = %ld  (spends epsilon %.6g <= %g; delta %g, sigma %g, q %g; %s)%s\n",
-                   steps, answer_eps, eps, delta, sigma, q, dp_accountant_name(acc),
+                   steps, eps, o->eps, o->delta, o->sigma, o->q, name,
                    steps == max_steps ? " (the --max-steps limit)" : "");
     }
-    if (rc) {
+    o->steps = (double)steps;
+    return rc;
+}
+
+int cli_privacy(int argc, char **argv)
+{
+    query o;
+    long steps = 0, max_steps = 0;
+    int status = parse_args(argc, argv, &o);
+    if (status >= 0) return status;
+    if ((status = resolve(&o, &steps, &max_steps))) return status;
+    dp_err err;
+    dp_err_clear(&err);
+    dp_accounting_detail d = {0};
+    if (answer(&o, steps, max_steps, &d, &err)) {
         cli_print_error(&err);
         return EXIT_USAGE;
     }
+    steps = (long)o.steps;
     /* At an end of the order grid the optimum may lie outside it: the bound still holds
      * but may be loose, and the user should know. */
     if (d.order_at_edge)
         fprintf(stderr, "dperm: note: the best RDP order (%g) is at the end of the order grid; "
                         "the epsilon is an upper bound but may be loose\n", d.order);
-    if (verbose) {
+    if (o.verbose) {
+        want w = o.w;
         printf("  %-14s %14s  %s\n", "accountant", w == WANT_EPSILON ? "epsilon" : w == WANT_SIGMA ? "sigma" : "steps",
                "details");
         for (int a = 1; a <= DP_ACCOUNTANT_COUNT; a++)
-            verbose_row(w, (dp_accountant)a, q, sigma, steps, delta, eps, max_steps);
+            verbose_row(w, (dp_accountant)a, o.q, o.sigma, steps, o.delta, o.eps, max_steps);
         printf("  The rows analyse different batch sampling and neighbour relations: a run's\n"
                "  epsilon_tight uses pld for Poisson batches (add/remove), pld_wor for\n"
                "  fixed-size batches without replacement (replace-one) and pld at q = 1 for\n"
