@@ -307,6 +307,49 @@ static int sbatch(const char *script, const char *dep, char *id, size_t size, dp
 
 /* ---- command ------------------------------------------------------------------------- */
 
+/* Absolute paths: the jobs start wherever Slurm puts them. Makes DIR/slurm/logs. */
+static int make_paths(const slurm_opts *o, const char *experiment, paths *p, dp_err *err)
+{
+    ssize_t el = readlink("/proc/self/exe", p->exe, sizeof p->exe - 1);
+    if (el <= 0)
+        return dp_err_set(err, DP_EIO, "cannot find the dperm binary (/proc/self/exe): %s",
+                          strerror(errno));
+    p->exe[el] = '\0';
+    if (!realpath(o->config, p->config))
+        return dp_err_set(err, DP_EIO, "%s: %s", o->config, strerror(errno));
+    if (o->data_dir && !realpath(o->data_dir, p->data_dir))
+        return dp_err_set(err, DP_EIO, "--data-dir %s: %s", o->data_dir, strerror(errno));
+    char dir[PATH_MAX];
+    if (o->out) snprintf(dir, sizeof dir, "%s", o->out);
+    else snprintf(dir, sizeof dir, "results/%s", experiment);
+    char logs[PATH_MAX + 16];
+    snprintf(logs, sizeof logs, "%s/slurm/logs", dir);
+    int rc = store_mkdirs(logs, err);
+    if (rc) return rc;
+    if (!realpath(dir, p->dir)) return dp_err_set(err, DP_EIO, "%s: %s", dir, strerror(errno));
+    snprintf(p->logs, sizeof p->logs, "%s/slurm/logs", p->dir);
+    snprintf(p->array_script, sizeof p->array_script, "%s/slurm/array.sbatch", p->dir);
+    snprintf(p->report_script, sizeof p->report_script, "%s/slurm/report.sbatch", p->dir);
+    return 0;
+}
+
+/* sbatch the array, then the report job after it; say what was submitted. */
+static int submit(const paths *p, long n_tasks, dp_err *err)
+{
+    char array_id[64], report_id[64];
+    int rc = sbatch(p->array_script, NULL, array_id, sizeof array_id, err);
+    if (rc) return rc;
+    if ((rc = sbatch(p->report_script, array_id, report_id, sizeof report_id, err))) {
+        fprintf(stderr, "dperm: array job %s was submitted; `scancel %s` stops it\n", array_id,
+                array_id);
+        return rc;
+    }
+    printf("array job: %s (%ld tasks; logs in %s)\n", array_id, n_tasks, p->logs);
+    printf("report job: %s (after every task succeeded: dperm merge, dperm report %s)\n",
+           report_id, p->dir);
+    return 0;
+}
+
 int cli_slurm(int argc, char **argv)
 {
     slurm_opts o;
@@ -347,34 +390,7 @@ int cli_slurm(int argc, char **argv)
         fprintf(stderr, "dperm: note: %ld array tasks; Slurm's default MaxArraySize (1001) allows "
                         "1000: if sbatch refuses, use --runs-per-task or fewer --shards\n", n);
 
-    /* Absolute paths: the jobs start wherever Slurm puts them. */
-    ssize_t el = readlink("/proc/self/exe", p->exe, sizeof p->exe - 1);
-    if (el <= 0) {
-        rc = dp_err_set(&err, DP_EIO, "cannot find the dperm binary (/proc/self/exe): %s", strerror(errno));
-        goto fail;
-    }
-    p->exe[el] = '\0';
-    if (!realpath(o.config, p->config)) {
-        rc = dp_err_set(&err, DP_EIO, "%s: %s", o.config, strerror(errno));
-        goto fail;
-    }
-    if (o.data_dir && !realpath(o.data_dir, p->data_dir)) {
-        rc = dp_err_set(&err, DP_EIO, "--data-dir %s: %s", o.data_dir, strerror(errno));
-        goto fail;
-    }
-    char dir[PATH_MAX];
-    if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
-    else snprintf(dir, sizeof dir, "results/%s", spec.experiment);
-    char logs[PATH_MAX + 16];
-    snprintf(logs, sizeof logs, "%s/slurm/logs", dir);
-    if ((rc = store_mkdirs(logs, &err))) goto fail;
-    if (!realpath(dir, p->dir)) {
-        rc = dp_err_set(&err, DP_EIO, "%s: %s", dir, strerror(errno));
-        goto fail;
-    }
-    snprintf(p->logs, sizeof p->logs, "%s/slurm/logs", p->dir);
-    snprintf(p->array_script, sizeof p->array_script, "%s/slurm/array.sbatch", p->dir);
-    snprintf(p->report_script, sizeof p->report_script, "%s/slurm/report.sbatch", p->dir);
+    if ((rc = make_paths(&o, spec.experiment, p, &err))) goto fail;
 
     if (!(text = array_script(&o, p, spec.experiment, g.n, n, max_par, &len))) goto oom;
     if ((rc = store_write_atomic(p->array_script, text, len, &err))) goto fail;
@@ -385,16 +401,7 @@ int cli_slurm(int argc, char **argv)
            max_par, o.cpus, p->array_script, p->report_script);
 
     if (o.submit) {
-        char array_id[64], report_id[64];
-        if ((rc = sbatch(p->array_script, NULL, array_id, sizeof array_id, &err))) goto fail;
-        if ((rc = sbatch(p->report_script, array_id, report_id, sizeof report_id, &err))) {
-            fprintf(stderr, "dperm: array job %s was submitted; `scancel %s` stops it\n", array_id,
-                    array_id);
-            goto fail;
-        }
-        printf("array job: %s (%ld tasks; logs in %s)\n", array_id, n, p->logs);
-        printf("report job: %s (after every task succeeded: dperm merge, dperm report %s)\n",
-               report_id, p->dir);
+        if ((rc = submit(p, n, &err))) goto fail;
     } else {
         printf("submit: sbatch --parsable %s, then sbatch --dependency=afterok:JOBID %s "
                "(or run dperm slurm ... --submit)\n", p->array_script, p->report_script);
