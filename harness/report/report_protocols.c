@@ -240,81 +240,22 @@ static void cell_text(char *buf, size_t n, const table_result *const *tabs, size
     snprintf(buf, n, "%s%s", text, cell->outside ? " " MARK : "");
 }
 
-void report_protocols_combined(agg_out *out, const table_result *const *tabs,
-                               const char *const *protocols, size_t np, json_t *const *recs,
-                               size_t n)
+/* One cell in both renderings: " TEXT |" in Markdown, <TAG ATTRS>TEXT</TAG> in HTML. */
+static void both_cell(agg_buf *b, agg_buf *h, const char *tag, const char *attrs,
+                      const char *text)
 {
-    const table_result *t0 = tabs[0];
-    size_t nr = t0->rk.n_groups, nc = t0->ck.n_groups;
-    char text[256];
-    agg_buf *b = &out->md, *h = &out->html;
-    const char *base = t0->name;
-    size_t blen = strlen(base) - strlen(protocols[0]) - 1; /* NAME_PROTOCOL */
-    agg_buf_printf(b, "### %.*s: the paper beside each protocol\n\n|", (int)blen, base);
-    agg_buf_printf(h, "<section class=\"table protocols\"><h3>%.*s: the paper beside each "
-                   "protocol</h3>\n<table>\n<thead><tr>", (int)blen, base);
-    for (size_t p = 0; p < t0->rows.n; p++) {
-        agg_buf_printf(b, " %s |", t0->rows.s[p]);
-        agg_buf_puts(h, "<th>");
-        html_escape(h, t0->rows.s[p]);
-        agg_buf_puts(h, "</th>");
-    }
-    if (t0->cols) {
-        agg_buf_printf(b, " %s |", t0->cols);
-        agg_buf_puts(h, "<th>");
-        html_escape(h, t0->cols);
-        agg_buf_puts(h, "</th>");
-    }
-    agg_buf_puts(b, " paper |");
-    agg_buf_puts(h, "<th>paper</th>");
-    for (size_t p = 0; p < np; p++) {
-        agg_buf_printf(b, " ours, %s |", protocols[p]);
-        agg_buf_puts(h, "<th>ours, ");
-        html_escape(h, protocols[p]);
-        agg_buf_puts(h, "</th>");
-    }
-    agg_buf_puts(b, "\n|");
-    agg_buf_puts(h, "</tr></thead>\n<tbody>\n");
-    for (size_t p = 0; p < t0->rows.n + (t0->cols ? 1 : 0); p++) agg_buf_puts(b, "---|");
-    for (size_t p = 0; p <= np; p++) agg_buf_puts(b, "---:|");
-    agg_buf_puts(b, "\n");
-    for (size_t r = 0; r < nr; r++)
-        for (size_t c = 0; c < (nc ? nc : 1); c++) {
-            agg_buf_puts(b, "|");
-            agg_buf_puts(h, "<tr>");
-            for (size_t p = 0; p < t0->rows.n; p++) {
-                const char *l = t0->rk.labels[r * t0->rows.n + p];
-                agg_buf_printf(b, " %s |", l);
-                agg_buf_puts(h, "<th>");
-                html_escape(h, l);
-                agg_buf_puts(h, "</th>");
-            }
-            if (t0->cols) {
-                agg_buf_printf(b, " %s |", t0->ck.labels[c]);
-                agg_buf_puts(h, "<th>");
-                html_escape(h, t0->ck.labels[c]);
-                agg_buf_puts(h, "</th>");
-            }
-            table_paper_text(text, sizeof text, &t0->cells[r * nc + c]);
-            agg_buf_printf(b, " %s |", text);
-            agg_buf_puts(h, "<td class=\"paper\">");
-            html_escape(h, text);
-            agg_buf_puts(h, "</td>");
-            for (size_t p = 0; p < np; p++) {
-                char tight[64];
-                cell_text(text, sizeof text, tabs, p, r, c);
-                tight_text(tight, sizeof tight, recs, n, protocols[p], tabs[p], t0, r, c);
-                strncat(text, tight, sizeof text - strlen(text) - 1);
-                agg_buf_printf(b, " %s |", text);
-                agg_buf_puts(h, "<td>");
-                html_escape(h, text);
-                agg_buf_puts(h, "</td>");
-            }
-            agg_buf_puts(b, "\n");
-            agg_buf_puts(h, "</tr>\n");
-        }
-    agg_buf_puts(b, "\n");
-    agg_buf_puts(h, "</tbody>\n</table>\n");
+    agg_buf_printf(b, " %s |", text);
+    agg_buf_printf(h, "<%s%s>", tag, attrs);
+    html_escape(h, text);
+    agg_buf_printf(h, "</%s>", tag);
+}
+
+/* Under the combined table: per protocol, its cells in band and its privacy line; then
+ * which protocol puts the most cells in the paper's band (ties: the first listed). */
+static void protocol_notes(agg_buf *b, agg_buf *h, const table_result *const *tabs,
+                           const char *const *protocols, size_t np, json_t *const *recs,
+                           size_t n)
+{
     for (size_t p = 0; p < np; p++) {
         agg_buf_printf(b, "In band, protocol %s: %zu of %zu compared cells.", protocols[p],
                        tabs[p]->n_within, tabs[p]->n_compared);
@@ -339,7 +280,6 @@ void report_protocols_combined(agg_out *out, const table_result *const *tabs,
         agg_buf_puts(b, "\n\n");
         agg_buf_puts(h, "</p>\n");
     }
-    /* Which protocol puts the most cells in the paper's band (ties: the first listed). */
     size_t best = 0;
     for (size_t p = 1; p < np; p++)
         if (tabs[p]->n_within > tabs[best]->n_within) best = p;
@@ -352,5 +292,54 @@ void report_protocols_combined(agg_out *out, const table_result *const *tabs,
         agg_buf_printf(h, " (%zu of %zu)%s.</p>\n", tabs[best]->n_within, tabs[best]->n_compared,
                        tabs[best]->n_within == 0 ? ": none reproduces the paper" : "");
     }
+}
+
+void report_protocols_combined(agg_out *out, const table_result *const *tabs,
+                               const char *const *protocols, size_t np, json_t *const *recs,
+                               size_t n)
+{
+    const table_result *t0 = tabs[0];
+    size_t nr = t0->rk.n_groups, nc = t0->ck.n_groups;
+    char text[256];
+    agg_buf *b = &out->md, *h = &out->html;
+    const char *base = t0->name;
+    size_t blen = strlen(base) - strlen(protocols[0]) - 1; /* NAME_PROTOCOL */
+    agg_buf_printf(b, "### %.*s: the paper beside each protocol\n\n|", (int)blen, base);
+    agg_buf_printf(h, "<section class=\"table protocols\"><h3>%.*s: the paper beside each "
+                   "protocol</h3>\n<table>\n<thead><tr>", (int)blen, base);
+    for (size_t p = 0; p < t0->rows.n; p++) both_cell(b, h, "th", "", t0->rows.s[p]);
+    if (t0->cols) both_cell(b, h, "th", "", t0->cols);
+    both_cell(b, h, "th", "", "paper");
+    for (size_t p = 0; p < np; p++) {
+        snprintf(text, sizeof text, "ours, %s", protocols[p]);
+        both_cell(b, h, "th", "", text);
+    }
+    agg_buf_puts(b, "\n|");
+    agg_buf_puts(h, "</tr></thead>\n<tbody>\n");
+    for (size_t p = 0; p < t0->rows.n + (t0->cols ? 1 : 0); p++) agg_buf_puts(b, "---|");
+    for (size_t p = 0; p <= np; p++) agg_buf_puts(b, "---:|");
+    agg_buf_puts(b, "\n");
+    for (size_t r = 0; r < nr; r++)
+        for (size_t c = 0; c < (nc ? nc : 1); c++) {
+            agg_buf_puts(b, "|");
+            agg_buf_puts(h, "<tr>");
+            for (size_t p = 0; p < t0->rows.n; p++)
+                both_cell(b, h, "th", "", t0->rk.labels[r * t0->rows.n + p]);
+            if (t0->cols) both_cell(b, h, "th", "", t0->ck.labels[c]);
+            table_paper_text(text, sizeof text, &t0->cells[r * nc + c]);
+            both_cell(b, h, "td", " class=\"paper\"", text);
+            for (size_t p = 0; p < np; p++) {
+                char tight[64];
+                cell_text(text, sizeof text, tabs, p, r, c);
+                tight_text(tight, sizeof tight, recs, n, protocols[p], tabs[p], t0, r, c);
+                strncat(text, tight, sizeof text - strlen(text) - 1);
+                both_cell(b, h, "td", "", text);
+            }
+            agg_buf_puts(b, "\n");
+            agg_buf_puts(h, "</tr>\n");
+        }
+    agg_buf_puts(b, "\n");
+    agg_buf_puts(h, "</tbody>\n</table>\n");
+    protocol_notes(b, h, tabs, protocols, np, recs, n);
     agg_buf_puts(h, "</section>\n");
 }
