@@ -9,16 +9,16 @@
 static void print_table(const registry *r)
 {
     int w = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        int len = (int)strlen(r->entries[i].name);
+    size_t n = r->count();
+    for (size_t i = 0; i < n; i++) {
+        int len = (int)strlen(r->entry(i).name);
         if (len > w) w = len;
     }
     printf("%s:\n", r->what);
-    for (size_t i = 0; i < r->n; i++) {
-        printf("  %-*s  %s\n  %-*s    source: %s\n", w, r->entries[i].name,
-               r->entries[i].description, w, "", r->entries[i].source);
-        if (r->entries[i].neighbours)
-            printf("  %-*s    neighbours: %s\n", w, "", r->entries[i].neighbours);
+    for (size_t i = 0; i < n; i++) {
+        registry_entry e = r->entry(i);
+        printf("  %-*s  %s\n  %-*s    source: %s\n", w, e.name, e.description, w, "", e.source);
+        if (e.neighbours) printf("  %-*s    neighbours: %s\n", w, "", e.neighbours);
     }
 }
 

@@ -1,132 +1,120 @@
-/* registry.c: the tables behind `dperm list` and config name validation. */
+/* registry.c: the tables behind `dperm list` and the names a config may use (registry.h),
+ * each read from the table that owns its entries. */
 #include "harness/cli/registry.h"
+
+#include <stdio.h>
+#include <string.h>
 
 #include "algorithms/models/model.h"
 #include "algorithms/privacy/accountant.h"
 #include "datasets/data.h"
 #include "harness/spec/spec.h"
 
-#include <stdio.h>
-#include <string.h>
-
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Filled on first use from spec_algorithm_list, the validator's own table. */
-#define MAX_ALGORITHMS 32
-static registry_entry ALGORITHMS[MAX_ALGORITHMS];
-static size_t n_algorithms;
+static size_t algorithms_count(void)
+{
+    size_t n;
+    spec_algorithm_list(&n);
+    return n;
+}
 
-/* The linear models, then the deep models of the model zoo (filled on first use from
- * dp_model_list, the zoo's own table). */
-#define MAX_MODELS 16
-static registry_entry MODELS[MAX_MODELS] = {
+static registry_entry algorithms_entry(size_t i)
+{
+    size_t n;
+    const spec_algorithm *a = &spec_algorithm_list(&n)[i];
+    return (registry_entry){a->name, a->description, a->source, spec_algorithm_neighbours(a)};
+}
+
+/* The models spec/spec_model.c takes that are not in the model zoo: the linear models
+ * first, the custom layer list last. */
+static const registry_entry LINEAR_MODELS[] = {
     {"logistic", "binary logistic regression, log(1+exp(-y w.x)), labels +-1", "Zhang17 §5; InputPert", NULL},
     {"softmax", "multinomial logistic regression (softmax cross-entropy)", "DP-LSSGD §4.1; DPlis", NULL},
     {"squared", "linear regression, squared loss u^2/2 on a real target", "Zhang17 §5 (baseline loss)", NULL},
     {"huber", "linear regression, Huber loss h_delta (model.huber_delta, default 1)", "Zhang17 §5", NULL},
 };
-static size_t n_models = 4;
+static const registry_entry CUSTOM_MODEL = {
+    "custom", "a deep model given as a layer list (model.layers)",
+    "dperm (harness/spec/spec_layers.c)", NULL};
 
-/* synthetic, then the real datasets of the datasets catalog (filled on first use from
- * dp_data_list, its own table; `dperm data list` says which are present). */
-#define MAX_DATASETS 32
-static registry_entry DATASETS[MAX_DATASETS] = {
-    {"synthetic", "seeded n x d classification data in the unit ball, separable to a margin",
-     "dperm (datasets/synthetic.c)", NULL},
-};
-static size_t n_datasets = 1;
-
-/* Filled from the accountant module (its names and descriptions are the source of
- * truth), on first use: the table is constant afterwards. */
-static registry_entry ACCOUNTANTS[DP_ACCOUNTANT_COUNT];
-
-static void fill_algorithms(registry *table)
+static size_t models_count(void)
 {
-    if (n_algorithms) return;
     size_t n;
-    const spec_algorithm *all = spec_algorithm_list(&n);
-    for (size_t i = 0; i < n && n_algorithms < MAX_ALGORITHMS; i++, n_algorithms++) {
-        ALGORITHMS[n_algorithms].name = all[i].name;
-        ALGORITHMS[n_algorithms].description = all[i].description;
-        ALGORITHMS[n_algorithms].source = all[i].source;
-        ALGORITHMS[n_algorithms].neighbours = spec_algorithm_neighbours(&all[i]);
-    }
-    table->n = n_algorithms;
+    dp_model_list(&n);
+    return COUNT(LINEAR_MODELS) + n + 1;
 }
 
-static void fill_models(registry *table)
+static registry_entry models_entry(size_t i)
 {
-    if (n_models > 4) return;
     size_t n;
     const dp_model_info *zoo = dp_model_list(&n);
-    for (size_t i = 0; i < n && n_models < MAX_MODELS; i++, n_models++) {
-        MODELS[n_models].name = zoo[i].name;
-        MODELS[n_models].description = zoo[i].description;
-        MODELS[n_models].source = zoo[i].source;
-    }
-    if (n_models < MAX_MODELS)
-        MODELS[n_models++] = (registry_entry){
-            "custom", "a deep model given as a layer list (model.layers)",
-            "dperm (harness/spec/spec_layers.c)", NULL};
-    table->n = n_models;
+    if (i < COUNT(LINEAR_MODELS)) return LINEAR_MODELS[i];
+    i -= COUNT(LINEAR_MODELS);
+    if (i < n) return (registry_entry){zoo[i].name, zoo[i].description, zoo[i].source, NULL};
+    return CUSTOM_MODEL;
 }
 
-static void fill_datasets(registry *table)
+static const registry_entry SYNTHETIC = {
+    "synthetic", "seeded n x d classification data in the unit ball, separable to a margin",
+    "dperm (datasets/synthetic.c)", NULL};
+
+static size_t datasets_count(void)
 {
-    if (n_datasets > 1) return;
+    size_t n;
+    dp_data_list(&n);
+    return 1 + n;
+}
+
+static registry_entry datasets_entry(size_t i)
+{
     size_t n;
     const dp_data_info *all = dp_data_list(&n);
-    for (size_t i = 0; i < n && n_datasets < MAX_DATASETS; i++, n_datasets++) {
-        DATASETS[n_datasets].name = all[i].name;
-        DATASETS[n_datasets].description = all[i].description;
-        DATASETS[n_datasets].source = all[i].source;
-    }
-    table->n = n_datasets;
+    if (i == 0) return SYNTHETIC;
+    return (registry_entry){all[i - 1].name, all[i - 1].description, all[i - 1].source, NULL};
 }
 
-static void fill_accountants(void)
+static size_t accountants_count(void)
 {
-    if (ACCOUNTANTS[0].name) return;
-    for (int a = 1; a <= DP_ACCOUNTANT_COUNT; a++) {
-        ACCOUNTANTS[a - 1].name = dp_accountant_name((dp_accountant)a);
-        ACCOUNTANTS[a - 1].description = dp_accountant_description((dp_accountant)a);
-        ACCOUNTANTS[a - 1].source = "algorithms/privacy/accountant.h";
-    }
+    return DP_ACCOUNTANT_COUNT;
 }
 
-static registry TABLES[] = {
-    {"algorithms", ALGORITHMS, 0}, /* filled in fill_algorithms */
-    {"models", MODELS, 4}, /* grows to the zoo's models and custom in fill_models */
-    {"datasets", DATASETS, 1}, /* grows to the catalog's datasets in fill_datasets */
-    {"accountants", ACCOUNTANTS, COUNT(ACCOUNTANTS)},
+static registry_entry accountants_entry(size_t i)
+{
+    dp_accountant a = (dp_accountant)(i + 1);
+    return (registry_entry){dp_accountant_name(a), dp_accountant_description(a),
+                            "algorithms/privacy/accountant.h", NULL};
+}
+
+static const registry TABLES[] = {
+    {"algorithms", algorithms_count, algorithms_entry},
+    {"models", models_count, models_entry},
+    {"datasets", datasets_count, datasets_entry},
+    {"accountants", accountants_count, accountants_entry},
 };
 
 static const registry *const ALL[] = {&TABLES[0], &TABLES[1], &TABLES[2], &TABLES[3], NULL};
 
 const registry *registry_find(const char *what)
 {
-    fill_accountants();
-    fill_algorithms(&TABLES[0]);
-    fill_models(&TABLES[1]);
-    fill_datasets(&TABLES[2]);
     for (size_t i = 0; i < COUNT(TABLES); i++)
         if (strcmp(TABLES[i].what, what) == 0) return &TABLES[i];
     return NULL;
 }
 
-const registry_entry *registry_lookup(const registry *r, const char *name)
+int registry_lookup(const registry *r, const char *name, registry_entry *out)
 {
-    for (size_t i = 0; r && i < r->n; i++)
-        if (strcmp(r->entries[i].name, name) == 0) return &r->entries[i];
-    return NULL;
+    for (size_t i = 0, n = r ? r->count() : 0; i < n; i++) {
+        registry_entry e = r->entry(i);
+        if (strcmp(e.name, name) != 0) continue;
+        if (out) *out = e;
+        return 1;
+    }
+    return 0;
 }
 
 const registry *const *registry_all(void)
 {
-    fill_accountants();
-    fill_algorithms(&TABLES[0]);
-    fill_models(&TABLES[1]);
-    fill_datasets(&TABLES[2]);
     return ALL;
 }
 
@@ -134,6 +122,6 @@ void registry_names(const registry *r, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < r->n && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", r->entries[i].name);
+    for (size_t i = 0, n = r->count(); i < n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", r->entry(i).name);
 }

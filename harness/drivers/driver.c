@@ -29,3 +29,8 @@ const driver *driver_find(const char *name)
         if (!strcmp(DRIVERS[i]->name, name)) return DRIVERS[i];
     return NULL;
 }
+
+const driver *const *driver_list(void)
+{
+    return DRIVERS;
+}

@@ -45,6 +45,11 @@ typedef struct driver {
                     dp_err *err);
 } driver;
 
+/* Every driver, NULL-terminated. A driver holds functions only: its algorithm's name,
+ * description, source and keys are spec_algorithm.c's table, the one table of what dperm
+ * runs (test_registry checks that the two name the same algorithms). */
+const driver *const *driver_list(void);
+
 /* The driver of algorithm `name`, or NULL. */
 const driver *driver_find(const char *name);
 

@@ -8,6 +8,7 @@
 
 #include "harness/config/config.h"
 #include "harness/cli/registry.h"
+#include "harness/drivers/driver.h"
 #include "harness/spec/spec.h"
 #include "harness/sweep/plan.h"
 
@@ -76,11 +77,12 @@ START_TEST(listed_names_validate)
     for (size_t t = 0; t < 4; t++) {
         const registry *r = registry_find(tables[t]);
         ck_assert_ptr_nonnull(r);
-        ck_assert_uint_gt(r->n, 0);
-        for (size_t i = 0; i < r->n; i++) {
+        ck_assert_uint_gt(r->count(), 0);
+        for (size_t i = 0; i < r->count(); i++) {
+            registry_entry e = r->entry(i);
             run_spec s;
             dp_err err;
-            int rc = validate_with(tables[t], r->entries[i].name, &s, &err);
+            int rc = validate_with(tables[t], e.name, &s, &err);
             /* The regression datasets need a regression model and the regression models a
              * regression dataset (the test's other blocks are a classifier on classes):
              * their rejection must say exactly that. */
@@ -91,7 +93,7 @@ START_TEST(listed_names_validate)
             if (rc && !strcmp(tables[t], "algorithms") && strstr(err.msg, "missing required key"))
                 continue;
             ck_assert_msg(rc == 0, "%s '%s' is listed but rejected: %s", tables[t],
-                          r->entries[i].name, err.msg);
+                          e.name, err.msg);
         }
     }
 }
@@ -120,11 +122,35 @@ END_TEST
 START_TEST(lookups)
 {
     ck_assert_ptr_null(registry_find("nope"));
-    ck_assert_ptr_nonnull(registry_lookup(registry_find("algorithms"), "dp_sgd"));
-    ck_assert_ptr_null(registry_lookup(registry_find("algorithms"), "dp_sgdx"));
+    registry_entry e;
+    ck_assert_int_eq(registry_lookup(registry_find("algorithms"), "dp_sgd", &e), 1);
+    ck_assert_str_eq(e.name, "dp_sgd");
+    ck_assert_int_eq(registry_lookup(registry_find("algorithms"), "dp_sgdx", NULL), 0);
     size_t n = 0;
     for (const registry *const *r = registry_all(); *r; r++) n++;
     ck_assert_uint_eq(n, 4);
+}
+END_TEST
+
+/* registry-1.4: the algorithm table and the driver table name the same algorithms: every
+ * algorithm of kind driver has a driver, and every driver runs an algorithm of that kind
+ * (a driver holds functions only; its name, description and keys are the table's). */
+START_TEST(drivers_match_algorithms)
+{
+    size_t n, n_driver_kind = 0, n_drivers = 0;
+    const spec_algorithm *all = spec_algorithm_list(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (all[i].kind != SPEC_KIND_DRIVER) {
+            ck_assert_msg(driver_find(all[i].name) == NULL, "%s has a driver but is a "
+                          "first-order algorithm", all[i].name);
+            continue;
+        }
+        n_driver_kind++;
+        ck_assert_msg(driver_find(all[i].name) != NULL, "%s has no driver", all[i].name);
+    }
+    for (const driver *const *d = driver_list(); *d; d++) n_drivers++;
+    ck_assert_uint_eq(n_drivers, n_driver_kind);
+    ck_assert_uint_ge(n_drivers, 7);
 }
 END_TEST
 
@@ -135,6 +161,7 @@ int main(void)
     tcase_add_test(t, listed_names_validate);
     tcase_add_test(t, unknown_name_lists_registry);
     tcase_add_test(t, lookups);
+    tcase_add_test(t, drivers_match_algorithms);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
