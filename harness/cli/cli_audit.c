@@ -173,7 +173,7 @@ static json_t *results_json(const audit_cli *o, const audit_set *a, const audit_
         json_object_set_new(e, "run", cfg_to_json(a->g.runs[i].config));
         json_array_append_new(list, e);
     }
-    return json_pack("{s:i, s:s, s:f, s:I, s:s, s:o}", "schema", 1, "config", o->config,
+    return json_pack("{s:i, s:s, s:f, s:I, s:s, s:o}", "schema", AUDIT_SCHEMA, "config", o->config,
                      "confidence", a->opts.confidence, "seed", (json_int_t)a->opts.seed,
                      "statistic", a->opts.statistic == AUDIT_STAT_LOSS ? "loss" : "projection",
                      "audits", list);

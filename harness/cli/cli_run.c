@@ -350,16 +350,8 @@ static json_t *failed_record(const sweep *s, size_t job, const char *failure)
     provenance_utc_now(now, sizeof now);
     json_t *prov = provenance_json();
     if (prov) json_object_set_new(prov, "finished", json_string(now));
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}",
-                     "schema", RECORD_SCHEMA,
-                     "id", s->g.runs[job].id,
-                     "index", (json_int_t)s->g.runs[job].index,
-                     "experiment", s->specs[job].experiment,
-                     "status", "failed",
-                     "message", failure,
-                     "config", cfg_to_json(s->g.runs[job].config),
-                     "metrics", "curves",
-                     "provenance", prov);
+    return record_new_failed(s->g.runs[job].id, s->g.runs[job].index, s->specs[job].experiment,
+                             failure, cfg_to_json(s->g.runs[job].config), prov);
 }
 
 static int job_done(size_t job, json_t *record, const char *failure, void *ctx, dp_err *err)

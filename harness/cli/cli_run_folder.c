@@ -79,7 +79,7 @@ static json_t *manifest_json(const sweep *s, const grid *full)
 {
     json_t *ids = json_array();
     for (size_t i = 0; i < full->n; i++) json_array_append_new(ids, json_string(full->runs[i].id));
-    return json_pack("{s:i, s:s, s:s?, s:o}", "schema", 1, "experiment",
+    return json_pack("{s:i, s:s, s:s?, s:o}", "schema", STORE_MANIFEST_SCHEMA, "experiment",
                      s->g.n ? s->specs[0].experiment : "", "scale", s->opt.scale, "ids", ids);
 }
 

@@ -27,6 +27,9 @@
  * (results/, results/quick/ of make reproduce): no experiment's runs go into it. */
 #define STORE_RESULTS_MARK ".dperm-results"
 
+/* "schema" of the sweep manifest (sweep.json) this build writes. */
+#define STORE_MANIFEST_SCHEMA 1
+
 typedef struct store_sweep_opts {
     const char *dir;          /* the experiment's folder */
     const char *config;       /* the experiment file, for messages */

@@ -5,6 +5,8 @@
 #ifndef DPERM_RECORD_H
 #define DPERM_RECORD_H
 
+#include <stddef.h>
+
 #include <jansson.h>
 
 /* "schema" of every record this build writes. */
@@ -27,5 +29,17 @@ int record_failed(json_t *record);
 /* A number as records write it: the value, or null when it is not finite (JSON has no
  * NaN). A new reference, NULL on ENOMEM. */
 json_t *record_number(double v);
+
+/* A new record with the fields every record begins with, in this order: schema, id,
+ * index, experiment, status, message (only when not NULL), config (a new reference that
+ * the record takes). The caller adds metrics, curves and provenance. NULL on ENOMEM
+ * (config is released then). */
+json_t *record_new(const char *id, size_t index, const char *experiment, const char *status,
+                   const char *message, json_t *config);
+
+/* The record of a run that produced no result: record_new with status failed and
+ * `message`, empty metrics and curves, then provenance (taken; skipped when NULL). */
+json_t *record_new_failed(const char *id, size_t index, const char *experiment,
+                          const char *message, json_t *config, json_t *provenance);
 
 #endif

@@ -20,6 +20,9 @@
 #include "harness/grid/grid.h"
 #include "harness/spec/spec.h"
 
+/* "schema" of the audit file (DIR/audit.json) this build writes. */
+#define AUDIT_SCHEMA 1
+
 typedef enum {
     AUDIT_STAT_PROJECTION = 0, /* the released weights projected on the canary */
     AUDIT_STAT_LOSS = 1        /* minus the canary's loss under the released weights */

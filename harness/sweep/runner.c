@@ -103,11 +103,8 @@ static json_t *missing_data_record(const grid_run *run, const run_spec *s)
         json_object_set_new(prov, "started", json_string(now));
         json_object_set_new(prov, "finished", json_string(now));
     }
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:o, s:{}, s:{}, s:o*}", "schema",
-                     RECORD_SCHEMA, "id", run->id, "index", (json_int_t)run->index,
-                     "experiment", s->experiment, "status", RECORD_FAILED, "message",
-                     s->data_missing, "config",
-                     cfg_to_json(run->config), "metrics", "curves", "provenance", prov);
+    return record_new_failed(run->id, run->index, s->experiment, s->data_missing,
+                             cfg_to_json(run->config), prov);
 }
 
 /* One run's training: its data, its model, what the trainer or driver returned. */
@@ -277,7 +274,8 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
     double wall = progress_now() - wall0, cpu = cpu_seconds() - cpu0;
     provenance_utc_now(finished, sizeof finished);
 
-    json_t *rec = json_object();
+    json_t *rec = record_new(run->id, run->index, s->experiment, status, rc ? t.err.msg : NULL,
+                             cfg_to_json(run->config));
     json_t *prov = provenance_json();
     json_t *m = metrics_json(s, &t, rc, eps_spent, accountant, cpu, wall);
     if (!rec || !prov || !m) {
@@ -285,13 +283,6 @@ json_t *runner_execute(const grid_run *run, const run_spec *s)
         rec = NULL;
         goto out;
     }
-    json_object_set_new(rec, "schema", json_integer(RECORD_SCHEMA));
-    json_object_set_new(rec, "id", json_string(run->id));
-    json_object_set_new(rec, "index", json_integer((json_int_t)run->index));
-    json_object_set_new(rec, "experiment", json_string(s->experiment));
-    json_object_set_new(rec, "status", json_string(status));
-    if (rc != 0) json_object_set_new(rec, "message", json_string(t.err.msg));
-    json_object_set_new(rec, "config", cfg_to_json(run->config));
     if (s->secure_noise) { /* noise from getrandom: this run cannot be rerun bit for bit */
         json_object_set_new(rec, "secure_noise", json_true());
         json_object_set_new(rec, "reproducible", json_false());

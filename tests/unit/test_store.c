@@ -265,6 +265,33 @@ START_TEST(record_vocabulary)
 }
 END_TEST
 
+/* Every record begins alike: record_new's fields in schema order, a failed record's empty
+ * metrics and curves, and a provenance only when given. */
+START_TEST(record_builders)
+{
+    json_t *r = record_new("00ff", 7, "exp", RECORD_OK, NULL, json_pack("{s:i}", "seed", 1));
+    ck_assert_ptr_nonnull(r);
+    char *text = json_dumps(r, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    ck_assert_str_eq(text, "{\"schema\":1,\"id\":\"00ff\",\"index\":7,\"experiment\":"
+                           "\"exp\",\"status\":\"ok\",\"config\":{\"seed\":1}}");
+    free(text);
+    json_decref(r);
+    r = record_new_failed("00ff", 7, "exp", "worker died", json_object(), NULL);
+    text = json_dumps(r, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    ck_assert_str_eq(text, "{\"schema\":1,\"id\":\"00ff\",\"index\":7,\"experiment\":"
+                           "\"exp\",\"status\":\"failed\",\"message\":\"worker died\","
+                           "\"config\":{},\"metrics\":{},\"curves\":{}}");
+    ck_assert(record_failed(r));
+    free(text);
+    json_decref(r);
+    r = record_new_failed("a", 0, "e", "m", json_object(), json_pack("{s:s}", "host", "h"));
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "provenance"), "host")),
+                     "h");
+    json_decref(r);
+    ck_assert_ptr_null(record_new("a", 0, "e", RECORD_OK, NULL, NULL));
+}
+END_TEST
+
 START_TEST(summary_csv)
 {
     write_text("runs.jsonl",
@@ -321,6 +348,7 @@ static Suite *store_suite(void)
     tcase_add_test(t, atomic_write);
     tcase_add_test(t, stale_temps_of_zombies);
     tcase_add_test(t, record_vocabulary);
+    tcase_add_test(t, record_builders);
     tcase_add_test(t, summary_csv);
     tcase_add_test(t, flat_varying_keys);
     suite_add_tcase(s, t);
