@@ -12,6 +12,7 @@
  * comp-3.*  bad inputs: DP_EINVAL / DP_EPRIVACY with the parameter named.
  */
 #include "tests/unit/test_util.h"
+#include "tests/unit/privacy_fixture.h"
 #include "algorithms/privacy/composition.h"
 
 #include <check.h>
@@ -22,8 +23,6 @@
 
 #include "algorithms/privacy/mechanisms.h"
 #include "algorithms/privacy/rdp.h"
-
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
 
 // ---- comp-1: theorems -----------------------------------------------------------------
 
@@ -265,17 +264,8 @@ END_TEST
 
 // ---- comp-3: bad inputs ---------------------------------------------------------------
 
+/* The error filled by the call under test (file scope so EXPECT_ERR can read it). */
 static dp_err e_;
-
-#define EXPECT_ERR(call, want, word)                                                          \
-    do {                                                                                      \
-        dp_err_clear(&e_);                                                                    \
-        int rc_ = (call);                                                                     \
-        ck_assert_int_eq(rc_, (want));                                                        \
-        ck_assert_int_eq(e_.code, (want));                                                    \
-        ck_assert_msg(strstr(e_.msg, (word)) != NULL, "message '%s' lacks '%s'", e_.msg,      \
-                      (word));                                                                \
-    } while (0)
 
 START_TEST(test_bad_inputs)
 {

@@ -14,6 +14,7 @@
  * mech-3.*  bad inputs: DP_EINVAL / DP_EPRIVACY with the parameter named, outputs kept.
  */
 #include "tests/unit/test_util.h"
+#include "tests/unit/privacy_fixture.h"
 #include "algorithms/privacy/mechanisms.h"
 
 #include <check.h>
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
 #define N_DRAWS 100000
 #define N_SE 5.0
 
@@ -366,16 +366,6 @@ END_TEST
 
 /* The error filled by the call under test (file scope so EXPECT_ERR can read it). */
 static dp_err e_;
-
-#define EXPECT_ERR(call, want, word)                                                          \
-    do {                                                                                      \
-        dp_err_clear(&e_);                                                                    \
-        int rc_ = (call);                                                                     \
-        ck_assert_int_eq(rc_, (want));                                                        \
-        ck_assert_int_eq(e_.code, (want));                                                    \
-        ck_assert_msg(strstr(e_.msg, (word)) != NULL, "message '%s' lacks '%s'", e_.msg,      \
-                      (word));                                                                \
-    } while (0)
 
 START_TEST(test_bad_inputs)
 {

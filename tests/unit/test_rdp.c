@@ -12,6 +12,7 @@
  * rdp-4.*  bad inputs (DP_EINVAL naming the parameter, DP_EPRIVACY), no NaN with status 0.
  */
 #include "tests/unit/test_util.h"
+#include "tests/unit/privacy_fixture.h"
 #include "algorithms/privacy/rdp.h"
 
 #include <check.h>
@@ -21,8 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
 
 // ---- reference grids and files --------------------------------------------------------
 
@@ -419,15 +418,6 @@ START_TEST(test_default_orders)
 END_TEST
 
 // ---- rdp-4: bad inputs ----------------------------------------------------------------
-
-/* Expects DP_EINVAL with `word` in the message. */
-static void expect_einval(int rc, const dp_err *err, const char *word)
-{
-    ck_assert_int_eq(rc, DP_EINVAL);
-    ck_assert_int_eq(err->code, DP_EINVAL);
-    ck_assert_msg(strstr(err->msg, word) != NULL, "message \"%s\" does not name %s", err->msg,
-                  word);
-}
 
 START_TEST(test_bad_inputs)
 {

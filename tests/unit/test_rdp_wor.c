@@ -21,6 +21,7 @@
  * autodp's log(1 + x) is the less accurate side.
  */
 #include "tests/unit/test_util.h"
+#include "tests/unit/privacy_fixture.h"
 #include "algorithms/privacy/rdp.h"
 
 #include <check.h>
@@ -30,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
 #define MAX_ORDERS 512
 
 static const double QS[] = {1e-4, 128.0 / 50000, 0.01, 0.1, 0.5, 0.9};
@@ -473,14 +473,6 @@ START_TEST(test_curve_ownership)
 END_TEST
 
 // ---- rdpwor-3: bad inputs -------------------------------------------------------------
-
-static void expect_einval(int rc, const dp_err *err, const char *word)
-{
-    ck_assert_int_eq(rc, DP_EINVAL);
-    ck_assert_int_eq(err->code, DP_EINVAL);
-    ck_assert_msg(strstr(err->msg, word) != NULL, "message \"%s\" does not name %s", err->msg,
-                  word);
-}
 
 START_TEST(test_bad_wor)
 {

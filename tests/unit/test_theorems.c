@@ -14,6 +14,7 @@
  * thm-5.*  bad inputs: DP_EINVAL naming the parameter, outputs untouched.
  */
 #include "tests/unit/test_util.h"
+#include "tests/unit/privacy_fixture.h"
 #include "algorithms/privacy/theorems.h"
 
 #include <check.h>
@@ -26,20 +27,8 @@
 #include "algorithms/privacy/composition.h"
 #include "algorithms/privacy/mechanisms.h"
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
-
 /* The error filled by the call under test (file scope so EXPECT_ERR can read it). */
 static dp_err e_;
-
-#define EXPECT_ERR(call, want, word)                                                          \
-    do {                                                                                      \
-        dp_err_clear(&e_);                                                                    \
-        int rc_ = (call);                                                                     \
-        ck_assert_int_eq(rc_, (want));                                                        \
-        ck_assert_int_eq(e_.code, (want));                                                    \
-        ck_assert_msg(strstr(e_.msg, (word)) != NULL, "message '%s' lacks '%s'", e_.msg,      \
-                      (word));                                                                \
-    } while (0)
 
 // ---- thm-1: DP-LSSGD ------------------------------------------------------------------
 
