@@ -16,12 +16,7 @@
 static char dir[256];
 
 static void setup(void) { test_tmpdir(dir, sizeof dir, "dperm-idx-"); }
-static void teardown(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+static void teardown(void) { test_rmtree(dir); }
 
 static const char *path(const char *name)
 {
@@ -314,28 +309,12 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("idx");
-    const struct {
-        const char *id;
-        const TTest *t;
-    } cases[] = {{"idx-1.1", test_idx_plain_and_gz},
-                 {"idx-2.1", test_idx_corrupt},
-                 {"cifar-1.1", test_cifar_files},
-                 {"cifar-1.4", test_cifar_tar}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        TCase *tc = tcase_create(cases[i].id);
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_set_timeout(tc, 30);
-        tcase_add_test(tc, cases[i].t);
-        suite_add_tcase(s, tc);
-    }
+    const test_case_def cases[] = {{"idx-1.1", test_idx_plain_and_gz},
+                                   {"idx-2.1", test_idx_corrupt},
+                                   {"cifar-1.1", test_cifar_files},
+                                   {"cifar-1.4", test_cifar_tar}};
+    test_add_cases(s, cases, sizeof cases / sizeof cases[0], 30, setup, teardown);
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return test_run_suite(suite()); }

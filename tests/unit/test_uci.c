@@ -20,12 +20,7 @@
 static char dir[256];
 
 static void setup(void) { test_tmpdir(dir, sizeof dir, "dperm-uci-"); }
-static void teardown(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+static void teardown(void) { test_rmtree(dir); }
 
 static void write_text(const char *name, const char *text)
 {
@@ -281,26 +276,10 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("uci");
-    const struct {
-        const char *id;
-        const TTest *t;
-    } cases[] = {{"uci-1.1", test_adult}, {"uci-1.2", test_other_layouts},
-                 {"uci-3.1", test_corrupt}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        TCase *tc = tcase_create(cases[i].id);
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_set_timeout(tc, 30);
-        tcase_add_test(tc, cases[i].t);
-        suite_add_tcase(s, tc);
-    }
+    const test_case_def cases[] = {{"uci-1.1", test_adult}, {"uci-1.2", test_other_layouts},
+                                   {"uci-3.1", test_corrupt}};
+    test_add_cases(s, cases, sizeof cases / sizeof cases[0], 30, setup, teardown);
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return test_run_suite(suite()); }

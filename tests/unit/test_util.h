@@ -73,6 +73,36 @@ static inline void test_tmpdir(char *buf, size_t size, const char *prefix)
     ck_assert_ptr_nonnull(mkdtemp(buf));
 }
 
+/* Remove dir and everything below it (rm -rf): the teardown of a test_tmpdir folder. */
+static inline void test_rmtree(const char *dir)
+{
+    char cmd[1100];
+    int n = snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert(n > 0 && (size_t)n < sizeof cmd);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* One row of a table of cases for test_add_cases: the case id and its test. */
+typedef struct test_case_def {
+    const char *id;
+    const TTest *test;
+} test_case_def;
+
+/* Add each of cases[0..n) as its own case with a timeout, with setup and teardown as a
+ * checked fixture (run in the case's own process, around the test) unless both are NULL:
+ * a table instead of one registration block per case. */
+static inline void test_add_cases(Suite *s, const test_case_def *cases, size_t n,
+                                  double timeout, SFun setup, SFun teardown)
+{
+    for (size_t i = 0; i < n; i++) {
+        TCase *tc = tcase_create(cases[i].id);
+        if (setup || teardown) tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, timeout);
+        tcase_add_test(tc, cases[i].test);
+        suite_add_tcase(s, tc);
+    }
+}
+
 /* |a - b| / |b|: the relative error of a against the reference value b, as the privacy
  * and convex suites bound it. A file that still defines REL itself must spell it exactly
  * so (an identical redefinition is allowed, C11 6.10.3p2; any other is an error). */
