@@ -21,6 +21,7 @@
  * libdperm.a (nothing else linked here refers to it).
  */
 #include "tests/unit/test_util.h"
+#include "tests/unit/pld_fixture.h"
 #include "algorithms/privacy/pld.c"
 #include "algorithms/privacy/rdp.h"
 
@@ -35,8 +36,6 @@
 #define DELTA 1e-5
 
 // ---- helpers --------------------------------------------------------------------------
-
-static double Phi(double x) { return 0.5 * erfc(-x / M_SQRT2); }
 
 /* Balle & Wang 2018, Thm 8: delta(eps) of the Gaussian mechanism, sensitivity 1, noise s. */
 static double bw_delta(double eps, double s)
@@ -74,25 +73,13 @@ static double naive_delta(double q, double s, double eps, int add)
 
 static double pld_eps(double q, double s, long T, double delta, double interval)
 {
-    dp_err err;
-    double e = NAN;
-    int rc = dp_pld_epsilon(q, s, T, delta, interval, &e, &err);
-    ck_assert_msg(rc == 0, "q %g sigma %g steps %ld: rc %d: %s", q, s, T, rc, err.msg);
-    ck_assert_msg(!isnan(e) && e >= 0, "q %g sigma %g steps %ld: eps %g", q, s, T, e);
-    return e;
+    return pld_test_eps(dp_pld_epsilon, q, s, T, delta, interval);
 }
 
 static double pld_delta(double q, double s, long T, double eps)
 {
-    dp_err err;
-    double d = NAN;
-    int rc = dp_pld_delta(q, s, T, eps, 0.0, &d, &err);
-    ck_assert_msg(rc == 0, "q %g sigma %g steps %ld: rc %d: %s", q, s, T, rc, err.msg);
-    ck_assert_msg(d >= 0 && d <= 1, "q %g sigma %g steps %ld eps %g: delta %g", q, s, T, eps, d);
-    return d;
+    return pld_test_delta(dp_pld_delta, q, s, T, eps);
 }
-
-
 
 // ---- pld-1: dp_accounting -------------------------------------------------------------
 
@@ -210,12 +197,7 @@ START_TEST(test_subsampled_one_step)
             ck_assert_int_eq(nd, 2);
             ck_assert(d == DP_PLD_DEFAULT_INTERVAL);
             for (int dir = 0; dir < 2; dir++) {
-                double m = x[dir].inf, comp = 0;
-                for (size_t i = 0; i < x[dir].n; i++) { /* Kahan */
-                    double y = x[dir].p[i] - comp, t = m + y;
-                    comp = (t - m) - y;
-                    m = t;
-                }
+                double m = pld_test_mass(x[dir].inf, x[dir].p, x[dir].n);
                 ck_assert_msg(fabs(m - 1) <= 1e-12, "q %g sigma %g dir %d: mass %.17g", qs[a],
                               sig[b], dir, m);
             }
@@ -225,13 +207,10 @@ START_TEST(test_subsampled_one_step)
                 double nr = naive_delta(qs[a], sig[b], eps, 0), na = naive_delta(qs[a], sig[b], eps, 1);
                 const double got[2] = {dr, da}, want[2] = {nr, na};
                 for (int dir = 0; dir < 2; dir++) {
-                    ck_assert_msg(got[dir] >= want[dir] * (1 - 1e-9) - 1e-15,
-                                  "q %g sigma %g eps %g dir %d: PLD %.17g below %.17g", qs[a],
-                                  sig[b], eps, dir, got[dir], want[dir]);
-                    if (k % 2) /* on the grid */
-                        ck_assert_msg(fabs(got[dir] - want[dir]) <= 1e-9 * want[dir] + 1e-15,
-                                      "q %g sigma %g eps %g dir %d: PLD %.17g vs %.17g", qs[a],
-                                      sig[b], eps, dir, got[dir], want[dir]);
+                    char what[96];
+                    snprintf(what, sizeof what, "q %g sigma %g eps %g dir %d", qs[a], sig[b],
+                             eps, dir);
+                    pld_test_delta_vs(got[dir], want[dir], k % 2 /* on the grid */, what);
                 }
                 if (k % 8 == 1)
                     ck_assert(pld_delta(qs[a], sig[b], 1, eps) == fmax(dr, da));
@@ -247,26 +226,13 @@ END_TEST
 START_TEST(test_monotone)
 {
     const long steps[] = {1, 10, 100, 1000, 10000};
-    double prev = -1;
-    for (int i = 0; i < 5; i++) {
-        double e = pld_eps(0.01, 1.1, steps[i], DELTA, 0);
-        ck_assert_msg(e > prev, "steps %ld: %g after %g", steps[i], e, prev);
-        prev = e;
-    }
     const double qs[] = {0.001, 256.0 / 60000, 0.01, 0.05, 0.1, 1.0};
-    prev = -1;
-    for (int i = 0; i < 6; i++) {
-        double e = pld_eps(qs[i], 1.1, 1000, DELTA, 0);
-        ck_assert_msg(e > prev, "q %g: %g after %g", qs[i], e, prev);
-        prev = e;
-    }
     const double sig[] = {0.6, 0.8, 1.0, 1.5, 2.0, 4.0, 8.0};
-    prev = INFINITY;
-    for (int i = 0; i < 7; i++) {
-        double e = pld_eps(0.01, sig[i], 1000, DELTA, 0);
-        ck_assert_msg(e < prev, "sigma %g: %g after %g", sig[i], e, prev);
-        prev = e;
-    }
+    pld_test_monotone(dp_pld_epsilon, DELTA,
+                      &(pld_test_sweeps){.q = 0.01, .sigma = 1.1, .steps = steps, .n_steps = 5,
+                                         .sigma_q = 1.1, .steps_q = 1000, .qs = qs, .n_q = 6,
+                                         .q_s = 0.01, .steps_s = 1000, .sigmas = sig,
+                                         .n_sigmas = 7});
 }
 END_TEST
 
@@ -311,13 +277,7 @@ START_TEST(test_consistent)
                 ck_assert_msg(fabs(d - del) <= 1e-7 * del, "q %g steps %ld: delta %g -> eps %g "
                               "-> delta %.12g", qs[a], steps[c], del, e, d);
             }
-            double prev = 2;
-            for (double e = 0; e < 8; e += 1.0) {
-                double d = pld_delta(qs[a], 1.0, steps[c], e);
-                ck_assert_msg(d <= prev, "q %g steps %ld eps %g: delta %g after %g", qs[a],
-                              steps[c], e, d, prev);
-                prev = d;
-            }
+            pld_test_delta_falls(dp_pld_delta, qs[a], 1.0, steps[c], 8, 1.0);
         }
 }
 END_TEST
@@ -357,53 +317,9 @@ END_TEST
 
 // ---- pld-4: inputs --------------------------------------------------------------------
 
-static void expect_einval_eps(double q, double s, long T, double delta, double interval,
-                              const char *word)
-{
-    dp_err err;
-    double e = -7;
-    int rc = dp_pld_epsilon(q, s, T, delta, interval, &e, &err);
-    ck_assert_msg(rc == DP_EINVAL && strstr(err.msg, word) && e == -7,
-                  "q %g sigma %g steps %ld delta %g: rc %d msg '%s' (want '%s')", q, s, T, delta,
-                  rc, err.msg, word);
-}
-
-static void expect_einval_delta(double q, double s, long T, double eps, const char *word)
-{
-    dp_err err;
-    double d = -7;
-    int rc = dp_pld_delta(q, s, T, eps, 0, &d, &err);
-    ck_assert_msg(rc == DP_EINVAL && strstr(err.msg, word) && d == -7,
-                  "q %g sigma %g steps %ld eps %g: rc %d msg '%s' (want '%s')", q, s, T, eps, rc,
-                  err.msg, word);
-}
-
 START_TEST(test_bad_inputs)
 {
-    const double bad_q[] = {0.0, -0.1, 1.5, NAN, INFINITY};
-    for (int i = 0; i < 5; i++) {
-        expect_einval_eps(bad_q[i], 1, 10, DELTA, 0, "q =");
-        expect_einval_delta(bad_q[i], 1, 10, 1, "q =");
-    }
-    const double bad_s[] = {0.0, -1.0, NAN, INFINITY};
-    for (int i = 0; i < 4; i++) {
-        expect_einval_eps(0.01, bad_s[i], 10, DELTA, 0, "sigma");
-        expect_einval_delta(0.01, bad_s[i], 10, 1, "sigma");
-    }
-    expect_einval_eps(0.01, 1, 0, DELTA, 0, "steps");
-    expect_einval_eps(0.01, 1, -5, DELTA, 0, "steps");
-    expect_einval_delta(0.01, 1, 0, 1, "steps");
-    const double bad_d[] = {0.0, 1.0, -1e-5, 2.0, NAN};
-    for (int i = 0; i < 5; i++) expect_einval_eps(0.01, 1, 10, bad_d[i], 0, "delta");
-    expect_einval_delta(0.01, 1, 10, -0.5, "eps");
-    expect_einval_delta(0.01, 1, 10, NAN, "eps");
-    expect_einval_eps(0.01, 1, 10, DELTA, NAN, "interval");
-    expect_einval_eps(0.01, 1, 10, DELTA, INFINITY, "interval");
-    dp_err err;
-    ck_assert_int_eq(dp_pld_epsilon(0.01, 1, 10, DELTA, 0, NULL, &err), DP_EINVAL);
-    ck_assert_int_eq(dp_pld_delta(0.01, 1, 10, 1.0, 0, NULL, &err), DP_EINVAL);
-    double e;
-    ck_assert_int_eq(dp_pld_epsilon(0.0, 1, 10, DELTA, 0, &e, NULL), DP_EINVAL); /* err NULL */
+    pld_test_bad_inputs(dp_pld_epsilon, dp_pld_delta, DELTA);
 }
 END_TEST
 
@@ -411,24 +327,10 @@ END_TEST
  * never NaN; or DP_EPRIVACY when there are too many steps to compose (q < 1 only). */
 START_TEST(test_no_nan)
 {
-    const double qs[] = {1e-300, 1e-9, 0.5, 1.0 - 1e-15, 1.0};
     const double sig[] = {1e-300, 0.05, 1e3, 1e300};
     const long steps[] = {1, 1000, LONG_MAX};
-    for (int a = 0; a < 5; a++)
-        for (int b = 0; b < 4; b++)
-            for (int c = 0; c < 3; c++) {
-                dp_err err;
-                double e = NAN, d = NAN;
-                int rc = dp_pld_epsilon(qs[a], sig[b], steps[c], 0.5, 0, &e, &err);
-                int rd = dp_pld_delta(qs[a], sig[b], steps[c], 1.0, 0, &d, &err);
-                if (steps[c] == LONG_MAX && qs[a] < 1 && rc == DP_EPRIVACY && rd == DP_EPRIVACY)
-                    continue; /* too many steps; sigma 1e-300 answers inf / 1 before that */
-                ck_assert_msg(rc == 0 && rd == 0, "q %g sigma %g steps %ld: rc %d %d (%s)",
-                              qs[a], sig[b], steps[c], rc, rd, err.msg);
-                ck_assert_msg(!isnan(e) && e >= 0 && !isnan(d) && d >= 0 && d <= 1,
-                              "q %g sigma %g steps %ld: eps %g delta %g", qs[a], sig[b],
-                              steps[c], e, d);
-            }
+    /* every case, also in the sanitizer tier (stride 1) */
+    pld_test_no_nan(dp_pld_epsilon, dp_pld_delta, sig, 4, steps, 3, 1);
 }
 END_TEST
 
@@ -453,11 +355,4 @@ static Suite *pld_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(pld_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return test_run_suite(pld_suite()); }

@@ -23,6 +23,7 @@
  * linker then takes dp_pld_wor_* from here and never pulls pld_wor.o out of libdperm.a.
  */
 #include "tests/unit/test_util.h"
+#include "tests/unit/pld_fixture.h"
 #include "algorithms/privacy/pld_wor.c"
 #include "algorithms/privacy/accountant.h"
 #include "algorithms/privacy/mechanisms.h"
@@ -37,8 +38,6 @@
 #define DELTA 1e-5
 
 // ---- helpers --------------------------------------------------------------------------
-
-static double Phi(double x) { return 0.5 * erfc(-x / M_SQRT2); }
 
 /* One step, sensitivity 1, noise s, eps >= 0: the hockey stick of (1-q) N(0) + q N(1)
  * against N(0) (remove, mirrored), and of N(0) against (1-q) N(0) + q N(1) (add), at the
@@ -77,23 +76,12 @@ static double exact_eps(double q, double s, double delta)
 
 static double wor_eps(double q, double sigma, long T, double delta)
 {
-    dp_err err;
-    double e = NAN;
-    int rc = dp_pld_wor_epsilon(q, sigma, T, delta, 0.0, &e, &err);
-    ck_assert_msg(rc == 0, "q %g sigma %g steps %ld: rc %d: %s", q, sigma, T, rc, err.msg);
-    ck_assert_msg(!isnan(e) && e >= 0, "q %g sigma %g steps %ld: eps %g", q, sigma, T, e);
-    return e;
+    return pld_test_eps(dp_pld_wor_epsilon, q, sigma, T, delta, 0.0);
 }
 
 static double wor_delta(double q, double sigma, long T, double eps)
 {
-    dp_err err;
-    double d = NAN;
-    int rc = dp_pld_wor_delta(q, sigma, T, eps, 0.0, &d, &err);
-    ck_assert_msg(rc == 0, "q %g sigma %g steps %ld: rc %d: %s", q, sigma, T, rc, err.msg);
-    ck_assert_msg(d >= 0 && d <= 1, "q %g sigma %g steps %ld eps %g: delta %g", q, sigma, T,
-                  eps, d);
-    return d;
+    return pld_test_delta(dp_pld_wor_delta, q, sigma, T, eps);
 }
 
 static double rdp_wor_eps(double q, double sigma, long T, double delta)
@@ -191,12 +179,7 @@ START_TEST(test_symmetric_pmf)
             ck_assert(x[0].p != NULL && (double)x[0].n == n1 && x[0].lo == -(long long)(n1 / 2));
             long long K = -x[0].lo;
             const double *w = x[0].p + K;
-            double mass = x[0].inf, comp = 0;
-            for (size_t i = 0; i < x[0].n; i++) {
-                double y = x[0].p[i] - comp, t = mass + y;
-                comp = (t - mass) - y;
-                mass = t;
-            }
+            double mass = pld_test_mass(x[0].inf, x[0].p, x[0].n);
             ck_assert_msg(fabs(mass - 1) <= 1e-12, "q %g sigma %g: mass %.17g", q, sig[b], mass);
             ck_assert_msg(w[0] >= 0, "q %g sigma %g: omega_0 %g", q, sig[b], w[0]);
             for (long long k = 1; k <= K; k += 1 + K / 97)
@@ -205,13 +188,11 @@ START_TEST(test_symmetric_pmf)
                 /* on the grid (odd k) and off it, up to ~6 */
                 double e = k % 2 ? d * (101 * k) : 0.00123 + 0.0997 * k;
                 double got = pld_pmf_delta(&x[0], d, e), want = delta_sym(q, s, e);
-                ck_assert_msg(got >= want * (1 - 1e-9) - 1e-15, "q %g sigma %g eps %g: "
-                              "%.17g below %.17g", q, sig[b], e, got, want);
-                if (k % 2) {
-                    ck_assert_msg(fabs(got - want) <= 1e-9 * want + 1e-15, "q %g sigma %g "
-                                  "eps %g: %.17g vs %.17g", q, sig[b], e, got, want);
-                    if (want > 1e-12 && fabs(got / want - 1) > worst) worst = fabs(got / want - 1);
-                }
+                char what[64];
+                snprintf(what, sizeof what, "q %g sigma %g eps %g", q, sig[b], e);
+                pld_test_delta_vs(got, want, k % 2, what);
+                if (k % 2 && want > 1e-12 && fabs(got / want - 1) > worst)
+                    worst = fabs(got / want - 1);
                 double neg = pld_pmf_delta(&x[0], d, -e);
                 double mirror = -expm1(-e) + exp(-e) * got;
                 ck_assert_msg(fabs(neg - mirror) <= 1e-12, "q %g sigma %g eps -%g: %.17g vs "
@@ -305,26 +286,13 @@ END_TEST
 START_TEST(test_monotone)
 {
     const long steps[] = {1, 10, 100, 1000, 10000};
-    double prev = -1;
-    for (int i = 0; i < 5; i++) {
-        double e = wor_eps(0.01, 2.0, steps[i], DELTA);
-        ck_assert_msg(e > prev, "steps %ld: %g after %g", steps[i], e, prev);
-        prev = e;
-    }
     const double qs[] = {0.001, 0.004244, 0.01, 0.05, 0.1, 0.5, 1.0};
-    prev = -1;
-    for (int i = 0; i < 7; i++) {
-        double e = wor_eps(qs[i], 2.0, 300, DELTA);
-        ck_assert_msg(e > prev, "q %g: %g after %g", qs[i], e, prev);
-        prev = e;
-    }
     const double sig[] = {0.9, 1.2, 1.5, 2.0, 4.0, 8.0, 30.0};
-    prev = INFINITY;
-    for (int i = 0; i < 7; i++) {
-        double e = wor_eps(0.004244, sig[i], 100, DELTA);
-        ck_assert_msg(e < prev, "sigma %g: %g after %g", sig[i], e, prev);
-        prev = e;
-    }
+    pld_test_monotone(dp_pld_wor_epsilon, DELTA,
+                      &(pld_test_sweeps){.q = 0.01, .sigma = 2.0, .steps = steps, .n_steps = 5,
+                                         .sigma_q = 2.0, .steps_q = 300, .qs = qs, .n_q = 7,
+                                         .q_s = 0.004244, .steps_s = 100, .sigmas = sig,
+                                         .n_sigmas = 7});
 }
 END_TEST
 
@@ -347,13 +315,7 @@ START_TEST(test_consistent)
                 ck_assert_msg(d <= del * (1 + 1e-12) && d >= del * (1 - 1e-7), "q %g steps "
                               "%ld: delta %g -> eps %g -> delta %.12g", qs[a], steps[c], del, e, d);
             }
-            double prev = 2;
-            for (double e = 0; e < 6; e += 1.5) {
-                double d = wor_delta(qs[a], 2.0, steps[c], e);
-                ck_assert_msg(d <= prev, "q %g steps %ld eps %g: delta %g after %g", qs[a],
-                              steps[c], e, d, prev);
-                prev = d;
-            }
+            pld_test_delta_falls(dp_pld_wor_delta, qs[a], 2.0, steps[c], 6, 1.5);
         }
     double a = wor_eps(0.004244, 2.524, 470, DELTA), b = wor_eps(0.004244, 2.524, 470, DELTA);
     double c = NAN;
@@ -395,57 +357,12 @@ END_TEST
 
 // ---- pldwor-4: inputs -----------------------------------------------------------------
 
-static void expect_einval_eps(double q, double s, long T, double delta, double interval,
-                              const char *word)
-{
-    dp_err err;
-    double e = -7;
-    int rc = dp_pld_wor_epsilon(q, s, T, delta, interval, &e, &err);
-    ck_assert_msg(rc == DP_EINVAL && strstr(err.msg, word) && e == -7,
-                  "q %g sigma %g steps %ld delta %g: rc %d msg '%s' (want '%s')", q, s, T, delta,
-                  rc, err.msg, word);
-}
-
-static void expect_einval_delta(double q, double s, long T, double eps, const char *word)
-{
-    dp_err err;
-    double d = -7;
-    int rc = dp_pld_wor_delta(q, s, T, eps, 0, &d, &err);
-    ck_assert_msg(rc == DP_EINVAL && strstr(err.msg, word) && d == -7,
-                  "q %g sigma %g steps %ld eps %g: rc %d msg '%s' (want '%s')", q, s, T, eps, rc,
-                  err.msg, word);
-}
-
 /* pldwor-4.1: DP_EINVAL naming the parameter, the output untouched. */
 START_TEST(test_bad_inputs)
 {
-    const double bad_q[] = {0.0, -0.1, 1.5, NAN, INFINITY};
-    for (int i = 0; i < 5; i++) {
-        expect_einval_eps(bad_q[i], 1, 10, DELTA, 0, "q =");
-        expect_einval_delta(bad_q[i], 1, 10, 1, "q =");
-    }
-    const double bad_s[] = {0.0, -1.0, NAN, INFINITY};
-    for (int i = 0; i < 4; i++) {
-        expect_einval_eps(0.01, bad_s[i], 10, DELTA, 0, "sigma");
-        expect_einval_delta(0.01, bad_s[i], 10, 1, "sigma");
-    }
-    expect_einval_eps(0.01, 1, 0, DELTA, 0, "steps");
-    expect_einval_eps(0.01, 1, -5, DELTA, 0, "steps");
-    expect_einval_delta(0.01, 1, 0, 1, "steps");
-    const double bad_d[] = {0.0, 1.0, -1e-5, 2.0, NAN};
-    for (int i = 0; i < 5; i++) expect_einval_eps(0.01, 1, 10, bad_d[i], 0, "delta");
-    expect_einval_delta(0.01, 1, 10, -0.5, "eps");
-    expect_einval_delta(0.01, 1, 10, NAN, "eps");
-    expect_einval_eps(0.01, 1, 10, DELTA, NAN, "interval");
-    expect_einval_eps(0.01, 1, 10, DELTA, INFINITY, "interval");
-    expect_einval_eps(0.05, 0.5, 10000, DELTA, 1e-7, "interval"); /* too fine a grid */
-    dp_err err;
-    ck_assert_int_eq(dp_pld_wor_epsilon(0.01, 1, 10, DELTA, 0, NULL, &err), DP_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "eps"));
-    ck_assert_int_eq(dp_pld_wor_delta(0.01, 1, 10, 1.0, 0, NULL, &err), DP_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "delta"));
-    double e;
-    ck_assert_int_eq(dp_pld_wor_epsilon(0.0, 1, 10, DELTA, 0, &e, NULL), DP_EINVAL); /* err NULL */
+    pld_test_bad_inputs(dp_pld_wor_epsilon, dp_pld_wor_delta, DELTA);
+    pld_test_einval_eps(dp_pld_wor_epsilon, 0.05, 0.5, 10000, DELTA, 1e-7,
+                        "interval"); /* too fine a grid */
 }
 END_TEST
 
@@ -453,26 +370,10 @@ END_TEST
  * in [0, 1], never NaN; or DP_EPRIVACY when there are too many steps to compose. */
 START_TEST(test_no_nan)
 {
-    const double qs[] = {1e-300, 1e-9, 0.5, 1.0 - 1e-15, 1.0};
     const double sig[] = {1e-300, 0.5, 1e3, 1e300};
     const long steps[] = {1, 10, LONG_MAX};
-    size_t stride = test_case_stride() > 1 ? 3 : 1, k = 0;
-    for (int a = 0; a < 5; a++)
-        for (int b = 0; b < 4; b++)
-            for (int c = 0; c < 3; c++) {
-                if (k++ % stride) continue;
-                dp_err err;
-                double e = NAN, d = NAN;
-                int rc = dp_pld_wor_epsilon(qs[a], sig[b], steps[c], 0.5, 0, &e, &err);
-                int rd = dp_pld_wor_delta(qs[a], sig[b], steps[c], 1.0, 0, &d, &err);
-                if (steps[c] == LONG_MAX && qs[a] < 1 && rc == DP_EPRIVACY && rd == DP_EPRIVACY)
-                    continue;
-                ck_assert_msg(rc == 0 && rd == 0, "q %g sigma %g steps %ld: rc %d %d (%s)",
-                              qs[a], sig[b], steps[c], rc, rd, err.msg);
-                ck_assert_msg(!isnan(e) && e >= 0 && !isnan(d) && d >= 0 && d <= 1,
-                              "q %g sigma %g steps %ld: eps %g delta %g", qs[a], sig[b],
-                              steps[c], e, d);
-            }
+    pld_test_no_nan(dp_pld_wor_epsilon, dp_pld_wor_delta, sig, 4, steps, 3,
+                    test_case_stride() > 1 ? 3 : 1);
 }
 END_TEST
 
