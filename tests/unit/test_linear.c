@@ -13,17 +13,8 @@
 
 #include "algorithms/base/rng.h"
 #include "algorithms/models/linear.h"
-
-/* ||a - b|| / ||b|| */
-static double rel_err(const double *a, const double *b, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return sqrt(num) / sqrt(den);
-}
+#include "tests/unit/linear_fixture.h"
+#include "tests/unit/test_util.h"
 
 /* Random problem: x (B,d) Gaussian, labels uniform, weights Gaussian * wscale. */
 static void random_problem(dp_rng *r, dp_linear *m, double *x, int *y, size_t B,
@@ -52,12 +43,6 @@ static double naive_residual(const dp_linear *m, const double *x, int y, double 
     for (int j = 0; j < m->k; j++) z += exp(s[j]);
     for (int j = 0; j < m->k; j++) r[j] = exp(s[j]) / z - (j == y ? 1.0 : 0.0);
     return log(z) - s[y];
-}
-
-static double mean_loss(const dp_linear *m, const double *x, const int *y, size_t B,
-                        double *R)
-{
-    return dp_linear_residuals(m, x, y, B, R) / (double)B;
 }
 
 // ---- linear-1: construction -------------------------------------------------------------
@@ -109,21 +94,7 @@ static void check_gradient_fd(dp_loss_kind loss, int n_classes)
     double *g = calloc(P, sizeof *g), *fd = calloc(P, sizeof *fd);
     ck_assert(g && fd);
     dp_linear_residuals(&m, x, y, B, R);
-    dp_linear_grad_accumulate(g, x, R, NULL, B, D, m.k, ws);
-    for (size_t j = 0; j < P; j++) g[j] /= B;
-
-    const double h = 1e-5;
-    for (size_t j = 0; j < P; j++) {
-        double w0 = m.w[j];
-        m.w[j] = w0 + h;
-        double lp = mean_loss(&m, x, y, B, R);
-        m.w[j] = w0 - h;
-        double lm = mean_loss(&m, x, y, B, R);
-        m.w[j] = w0;
-        fd[j] = (lp - lm) / (2 * h);
-    }
-    double e = rel_err(g, fd, P);
-    ck_assert_msg(e <= 1e-6, "gradient vs finite differences: relative error %g", e);
+    linear_check_fd(&m, x, y, NULL, B, R, ws, g, fd, "");
     free(g);
     free(fd);
     dp_linear_destroy(&m);
@@ -163,7 +134,7 @@ static void check_per_example(dp_loss_kind loss, int n_classes)
     double naive_total = 0.0;
     for (int i = 0; i < B; i++) {
         naive_total += naive_residual(&m, x + i * D, y[i], rn);
-        ck_assert_double_le(rel_err(R + i * k, rn, k), 1e-10);
+        ck_assert_double_le(linear_rel_err(R + i * k, rn, k), 1e-10);
         double nn = 0.0;
         for (size_t j = 0; j < k; j++)
             for (size_t c = 0; c <= D; c++) {
@@ -175,14 +146,14 @@ static void check_per_example(dp_loss_kind loss, int n_classes)
         for (size_t j = 0; j < P; j++) ref[j] += scale[i] * gi[j];
     }
     ck_assert_double_eq_tol(total, naive_total, 1e-10 * fabs(naive_total));
-    ck_assert_double_le(rel_err(g, ref, P), 1e-10);
+    ck_assert_double_le(linear_rel_err(g, ref, P), 1e-10);
 
     /* scale = NULL means all ones. */
     for (size_t j = 0; j < P; j++) g[j] = ref[j] = 0.0;
     dp_linear_grad_accumulate(g, x, R, NULL, B, D, m.k, ws);
     for (int i = 0; i < B; i++) scale[i] = 1.0;
     dp_linear_grad_accumulate(ref, x, R, scale, B, D, m.k, ws);
-    ck_assert_double_le(rel_err(g, ref, P), 1e-15);
+    ck_assert_double_le(linear_rel_err(g, ref, P), 1e-15);
 
     /* An empty batch adds nothing. */
     memcpy(ref, g, P * sizeof *g);
@@ -307,34 +278,19 @@ END_TEST
 START_TEST(test_evaluate_softmax) { check_evaluate(DP_LOSS_SOFTMAX, 6); }
 END_TEST
 
-static TCase *tcase(const char *name, const TTest *test)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test);
-    return tc;
-}
-
 static Suite *linear_suite(void)
 {
     Suite *s = suite_create("linear");
-    suite_add_tcase(s, tcase("linear-1.1", test_init));
-    suite_add_tcase(s, tcase("linear-2.1", test_grad_fd_logistic));
-    suite_add_tcase(s, tcase("linear-2.2", test_grad_fd_softmax));
-    suite_add_tcase(s, tcase("linear-3.1", test_per_example_logistic));
-    suite_add_tcase(s, tcase("linear-3.2", test_per_example_softmax));
-    suite_add_tcase(s, tcase("linear-4.1", test_stability_logistic));
-    suite_add_tcase(s, tcase("linear-4.2", test_stability_softmax));
-    suite_add_tcase(s, tcase("linear-4.3", test_evaluate_logistic));
-    suite_add_tcase(s, tcase("linear-4.4", test_evaluate_softmax));
+    test_add_case(s, "linear-1.1", test_init, 60);
+    test_add_case(s, "linear-2.1", test_grad_fd_logistic, 60);
+    test_add_case(s, "linear-2.2", test_grad_fd_softmax, 60);
+    test_add_case(s, "linear-3.1", test_per_example_logistic, 60);
+    test_add_case(s, "linear-3.2", test_per_example_softmax, 60);
+    test_add_case(s, "linear-4.1", test_stability_logistic, 60);
+    test_add_case(s, "linear-4.2", test_stability_softmax, 60);
+    test_add_case(s, "linear-4.3", test_evaluate_logistic, 60);
+    test_add_case(s, "linear-4.4", test_evaluate_softmax, 60);
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(linear_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main(void) { return test_run_suite(linear_suite()); }

@@ -18,17 +18,8 @@
 
 #include "algorithms/base/rng.h"
 #include "algorithms/models/linear.h"
-
-/* ||a - b|| / ||b|| */
-static double rel_err(const double *a, const double *b, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return sqrt(num) / sqrt(den);
-}
+#include "tests/unit/linear_fixture.h"
+#include "tests/unit/test_util.h"
 
 static void new_model(dp_linear *m, dp_loss_kind loss, size_t d, double delta)
 {
@@ -157,12 +148,6 @@ END_TEST
 
 // ---- linear-6: gradients against finite differences -------------------------------------
 
-static double mean_loss(const dp_linear *m, const double *x, const double *t, size_t B,
-                        double *R)
-{
-    return dp_linear_residuals_reg(m, x, t, B, R) / (double)B;
-}
-
 static void check_gradient_fd(dp_loss_kind loss, double delta, uint64_t seed)
 {
     enum { B = 26, D = 7 };
@@ -174,8 +159,8 @@ static void check_gradient_fd(dp_loss_kind loss, double delta, uint64_t seed)
     /* For the squared loss any unit will do; 1.35 gives residuals of a few units. */
     random_problem(&r, &m, x, t, B, 0.5, loss == DP_LOSS_HUBER ? delta : 1.35);
 
-    size_t P = m.n_params;
-    double g[D + 1] = {0}, fd[D + 1];
+    double g[D + 1], fd[D + 1];
+    ck_assert_uint_eq(m.n_params, D + 1); /* what g and fd hold */
     dp_linear_residuals_reg(&m, x, t, B, R);
     /* Both branches of the Huber loss are exercised. */
     if (loss == DP_LOSS_HUBER) {
@@ -187,22 +172,9 @@ static void check_gradient_fd(dp_loss_kind loss, double delta, uint64_t seed)
         ck_assert_int_ge(inside, 8);
         ck_assert_int_ge(outside, 8);
     }
-    dp_linear_grad_accumulate(g, x, R, NULL, B, D, m.k, ws);
-    for (size_t j = 0; j < P; j++) g[j] /= B;
-
-    const double h = 1e-5;
-    for (size_t j = 0; j < P; j++) {
-        double w0 = m.w[j];
-        m.w[j] = w0 + h;
-        double lp = mean_loss(&m, x, t, B, R);
-        m.w[j] = w0 - h;
-        double lm = mean_loss(&m, x, t, B, R);
-        m.w[j] = w0;
-        fd[j] = (lp - lm) / (2 * h);
-    }
-    double e = rel_err(g, fd, P);
-    ck_assert_msg(e <= 1e-6, "gradient vs finite differences (delta %g): relative error %g",
-                  delta, e);
+    char what[32];
+    snprintf(what, sizeof what, " (delta %g)", delta);
+    linear_check_fd(&m, x, NULL, t, B, R, ws, g, fd, what);
     dp_linear_destroy(&m);
 }
 
@@ -254,7 +226,7 @@ static void check_per_example(dp_loss_kind loss, double delta, uint64_t seed)
         for (size_t j = 0; j < P; j++) ref[j] += scale[i] * gi[j];
     }
     ck_assert_double_eq_tol(total, naive_total, 1e-10 * fabs(naive_total));
-    ck_assert_double_le(rel_err(g, ref, P), 1e-10);
+    ck_assert_double_le(linear_rel_err(g, ref, P), 1e-10);
     dp_linear_destroy(&m);
 }
 
@@ -505,36 +477,21 @@ START_TEST(test_evaluate_scaled)
 }
 END_TEST
 
-static TCase *tcase(const char *name, const TTest *test)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test);
-    return tc;
-}
-
 static Suite *linear_regression_suite(void)
 {
     Suite *s = suite_create("linear-regression");
-    suite_add_tcase(s, tcase("linear-5.1", test_init_regression));
-    suite_add_tcase(s, tcase("linear-6.1", test_grad_fd_squared));
-    suite_add_tcase(s, tcase("linear-6.2", test_grad_fd_huber));
-    suite_add_tcase(s, tcase("linear-7.1", test_per_example_squared));
-    suite_add_tcase(s, tcase("linear-7.2", test_per_example_huber));
-    suite_add_tcase(s, tcase("linear-8.1", test_huber_shape));
-    suite_add_tcase(s, tcase("linear-8.2", test_huber_lipschitz));
-    suite_add_tcase(s, tcase("linear-9.1", test_stability_regression));
-    suite_add_tcase(s, tcase("linear-9.2", test_evaluate_squared));
-    suite_add_tcase(s, tcase("linear-9.3", test_evaluate_huber));
-    suite_add_tcase(s, tcase("linear-9.4", test_evaluate_scaled));
+    test_add_case(s, "linear-5.1", test_init_regression, 60);
+    test_add_case(s, "linear-6.1", test_grad_fd_squared, 60);
+    test_add_case(s, "linear-6.2", test_grad_fd_huber, 60);
+    test_add_case(s, "linear-7.1", test_per_example_squared, 60);
+    test_add_case(s, "linear-7.2", test_per_example_huber, 60);
+    test_add_case(s, "linear-8.1", test_huber_shape, 60);
+    test_add_case(s, "linear-8.2", test_huber_lipschitz, 60);
+    test_add_case(s, "linear-9.1", test_stability_regression, 60);
+    test_add_case(s, "linear-9.2", test_evaluate_squared, 60);
+    test_add_case(s, "linear-9.3", test_evaluate_huber, 60);
+    test_add_case(s, "linear-9.4", test_evaluate_scaled, 60);
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(linear_regression_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main(void) { return test_run_suite(linear_regression_suite()); }
