@@ -19,6 +19,7 @@
 #include "algorithms/base/rng.h"
 #include "algorithms/base/vec.h"
 #include "algorithms/models/linear.h"
+#include "tests/unit/pexgrad_fixture.h"
 #include "tests/unit/test_util.h"
 
 #define PEX_TOL 1e-10
@@ -26,16 +27,6 @@
 #define SIGMA_S 0.1
 #define D 6
 #define B 15
-
-static double rel_err(const double *a, const double *b, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return den > 0.0 ? sqrt(num / den) : sqrt(num);
-}
 
 /* A model of the given loss with random weights, and a batch for it. */
 typedef struct {
@@ -74,23 +65,6 @@ static double call(const fixture *f, double clip, int K, double sigma_s, dp_rng 
                                            sq, ws);
 }
 
-static dp_rng noise_rng(uint64_t seed)
-{
-    dp_rng r;
-    dp_rng_init(&r, seed, DP_STREAM_NOISE);
-    (void)dp_rng_u32(&r); /* part-way into a block: the position convention still holds */
-    return r;
-}
-
-static void perturbed(double *out, const double *w, size_t P, const dp_rng *r0, int k,
-                      double sigma_s)
-{
-    memcpy(out, w, P * sizeof *out);
-    dp_rng rk = *r0;
-    dp_rng_seek(&rk, r0->position + (uint64_t)k);
-    dp_rng_add_gaussian_par(&rk, out, P, sigma_s, 1);
-}
-
 /* Brute force with materialized per-example gradients; returns the smoothed loss. */
 static double brute(const fixture *f, double clip, int K, double sigma_s, const dp_rng *r0,
                     double *sq, double *sum)
@@ -116,29 +90,11 @@ static double brute(const fixture *f, double clip, int K, double sigma_s, const 
                 avg[j * (D + 1) + D] += r[j];
             }
         }
-        double s = 0.0;
-        for (size_t j = 0; j < P; j++) {
-            avg[j] /= K;
-            s += avg[j] * avg[j];
-        }
-        sq[i] = s;
-        double c = sqrt(s) > clip ? clip / sqrt(s) : 1.0;
-        for (size_t j = 0; j < P; j++) sum[j] += c * avg[j];
+        for (size_t j = 0; j < P; j++) avg[j] /= K;
+        add_clipped(avg, P, clip, &sq[i], sum);
     }
     free(pert), free(avg);
     return loss;
-}
-
-static double median_norm(const double *sq)
-{
-    double t[B];
-    memcpy(t, sq, sizeof t);
-    for (size_t i = 1; i < B; i++)
-        for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
-            double u = t[j];
-            t[j] = t[j - 1], t[j - 1] = u;
-        }
-    return sqrt(t[B / 2]);
 }
 
 // ---- lins-1: against the brute force ----------------------------------------------------------
@@ -159,7 +115,7 @@ static void check_brute(dp_loss_kind loss, uint64_t seed)
         dp_rng r0 = noise_rng(seed + (uint64_t)K);
         brute(&f, INFINITY, K, SIGMA_S, &r0, sq_ref, ref);
         const double tiny = 1e-3 * sqrt(sq_ref[0]);
-        const double clips[3] = {median_norm(sq_ref), tiny, INFINITY};
+        const double clips[3] = {median_norm(sq_ref, B), tiny, INFINITY};
         for (int ci = 0; ci < 3; ci++) {
             double loss_ref = brute(&f, clips[ci], K, SIGMA_S, &r0, sq_ref, ref);
             memset(sum, 0, P * sizeof *sum);
@@ -171,8 +127,8 @@ static void check_brute(dp_loss_kind loss, uint64_t seed)
                 ck_assert_msg(fabs(sq[i] - sq_ref[i]) <= PEX_TOL * sq_ref[i],
                               "K %d C %g example %zu: %.17g vs %.17g", K, clips[ci], i,
                               sq[i], sq_ref[i]);
-            ck_assert_msg(rel_err(sum, ref, P) <= PEX_TOL, "K %d C %g: relative error %g", K,
-                          clips[ci], rel_err(sum, ref, P));
+            ck_assert_msg(test_rel_err(sum, ref, P) <= PEX_TOL, "K %d C %g: relative error %g", K,
+                          clips[ci], test_rel_err(sum, ref, P));
             ck_assert_double_eq_tol(l, loss_ref, LOSS_TOL * fabs(loss_ref));
             if (ci == 1)
                 for (size_t i = 0; i < B; i++) ck_assert_double_gt(sqrt(sq[i]), tiny);
@@ -227,7 +183,7 @@ static void check_reductions(dp_loss_kind loss, uint64_t seed)
     ck_assert(sum && ref && pert && ws);
     memset(ref, 0, P * sizeof *ref);
     dpsgd(&f, f.m.w, INFINITY, ref, sq_ref);
-    const double clips[3] = {median_norm(sq_ref), 1e-3 * sqrt(sq_ref[0]), INFINITY};
+    const double clips[3] = {median_norm(sq_ref, B), 1e-3 * sqrt(sq_ref[0]), INFINITY};
     dp_rng r0 = noise_rng(seed);
     for (int ci = 0; ci < 3; ci++) {
         double clip = clips[ci];
@@ -245,7 +201,7 @@ static void check_reductions(dp_loss_kind loss, uint64_t seed)
         r = r0;
         l = call(&f, clip, 3, 0.0, &r, sum, sq, ws);
         ck_assert_uint_eq(r.position, r0.position + 3);
-        ck_assert_double_le(rel_err(sum, ref, P), 1e-12);
+        ck_assert_double_le(test_rel_err(sum, ref, P), 1e-12);
         for (size_t i = 0; i < B; i++)
             ck_assert_double_le(fabs(sq[i] - sq_ref[i]), 1e-12 * sq_ref[i]);
         ck_assert_double_eq_tol(l, lref, 1e-12 * fabs(lref));
@@ -265,7 +221,7 @@ static void check_reductions(dp_loss_kind loss, uint64_t seed)
         r = r0;
         call(&f, clip, 1, SIGMA_S, &r, sum, NULL, ws);
         dp_scal(ref, 2.0, P);
-        ck_assert_double_le(rel_err(sum, ref, P), 1e-15);
+        ck_assert_double_le(test_rel_err(sum, ref, P), 1e-15);
     }
     free(sum), free(ref), free(pert), free(ws);
     dp_linear_destroy(&f.m);
@@ -302,11 +258,4 @@ static Suite *linear_smooth_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(linear_smooth_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main(void) { return test_run_suite(linear_smooth_suite()); }

@@ -16,16 +16,8 @@
 
 #include "algorithms/base/rng.h"
 #include "algorithms/models/model.h"
-
-static double rel_err(const double *a, const double *b, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return den > 0.0 ? sqrt(num / den) : sqrt(num);
-}
+#include "tests/unit/pexgrad_fixture.h"
+#include "tests/unit/test_util.h"
 
 static void random_data(dp_rng *r, double *x, int *y, size_t n, size_t d, int K)
 {
@@ -199,18 +191,9 @@ END_TEST
 
 // ---- model-2: gradients ---------------------------------------------------------------------
 
-/* A small net with every layer kind, on a 3-channel input (exercises CHW -> HWC). */
-static const dp_layer_spec small_cnn[] = {
-    {.kind = DP_LAYER_CONV, .units = 4, .kernel = 3, .stride = 2, .padding = DP_PAD_SAME},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_RELU, 0, 0, 0}},
-    {.kind = DP_LAYER_MAXPOOL, .kernel = 2, .stride = 1},
-    {.kind = DP_LAYER_CONV, .units = 3, .kernel = 2, .stride = 1, .padding = 0},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TANH, 0, 0, 0}},
-    {.kind = DP_LAYER_FLATTEN},
-    {.kind = DP_LAYER_DENSE, .units = 6},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TSIGMOID, 2, 2, 1}},
-    {.kind = DP_LAYER_DENSE, .units = 4},
-};
+/* A small net with every layer kind, on a 3-channel input (exercises CHW -> HWC): the
+ * gradient tests' net (pexgrad_fixture.h) with its second conv unpadded. */
+static const dp_layer_spec small_cnn[] = PEX_SMALL_CNN(0);
 
 /* A net whose first layer is an activation (the input is copied, not written). */
 static const dp_layer_spec act_first[] = {
@@ -298,7 +281,7 @@ static void check_fd(const dp_layer_spec *spec, size_t n, int c, int h, int w, d
         m.params[j] = keep;
         fd[j] = (lp - lm) / (2 * h6);
     }
-    ck_assert_double_le(rel_err(g, fd, P), tol);
+    ck_assert_double_le(test_rel_err(g, fd, P), tol);
     free(x), free(x0), free(g), free(fd);
     dp_model_destroy(&m);
 }
@@ -335,7 +318,7 @@ static void check_fd_sampled(dp_model *m, size_t stride, double tol)
         }
     }
     ck_assert_uint_gt(n, P / stride);
-    ck_assert_double_le(rel_err(gs, fd, n), tol);
+    ck_assert_double_le(test_rel_err(gs, fd, n), tol);
     free(x), free(g), free(gs), free(fd);
 }
 
@@ -376,7 +359,7 @@ START_TEST(test_fd_named)
             m.params[j] = keep;
             fd[j] = (lp - lm) / 2e-6;
         }
-        ck_assert_double_le(rel_err(g, fd, P), 1e-5);
+        ck_assert_double_le(test_rel_err(g, fd, P), 1e-5);
         free(g), free(fd);
         dp_model_destroy(&m);
     }
@@ -415,10 +398,10 @@ START_TEST(test_chunks)
     double la = dp_model_loss_grad(&a, x, y, N, ga);
     double lb = dp_model_loss_grad(&b, x, y, N, gb);
     ck_assert_double_eq_tol(la, lb, 1e-12 * la); /* per-example forwards: the same */
-    ck_assert_double_le(rel_err(gb, ga, P), 1e-6); /* float weight-gradient sums */
+    ck_assert_double_le(test_rel_err(gb, ga, P), 1e-6); /* float weight-gradient sums */
     dp_model_loss_grad(&b, x, y, N, gb);
     for (size_t j = 0; j < P; j++) ga[j] *= 2.0;
-    ck_assert_double_le(rel_err(gb, ga, P), 1e-6); /* accumulated, not overwritten */
+    ck_assert_double_le(test_rel_err(gb, ga, P), 1e-6); /* accumulated, not overwritten */
     free(x), free(ga), free(gb);
     dp_model_destroy(&a), dp_model_destroy(&b);
 }
@@ -462,34 +445,19 @@ START_TEST(test_evaluate)
 }
 END_TEST
 
-static TCase *tcase(const char *name, const TTest *test)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test);
-    return tc;
-}
-
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
-    suite_add_tcase(s, tcase("model-1.1", test_named_counts));
-    suite_add_tcase(s, tcase("model-1.2", test_build_errors));
-    suite_add_tcase(s, tcase("model-1.3", test_init));
-    suite_add_tcase(s, tcase("model-2.1", test_fd_small_cnn));
-    suite_add_tcase(s, tcase("model-2.2", test_fd_act_first));
-    suite_add_tcase(s, tcase("model-2.3", test_fd_named));
-    suite_add_tcase(s, tcase("model-2.4", test_chunks));
-    suite_add_tcase(s, tcase("model-2.5", test_fd_cifar_small));
-    suite_add_tcase(s, tcase("model-3.1", test_evaluate));
+    test_add_case(s, "model-1.1", test_named_counts, 60);
+    test_add_case(s, "model-1.2", test_build_errors, 60);
+    test_add_case(s, "model-1.3", test_init, 60);
+    test_add_case(s, "model-2.1", test_fd_small_cnn, 60);
+    test_add_case(s, "model-2.2", test_fd_act_first, 60);
+    test_add_case(s, "model-2.3", test_fd_named, 60);
+    test_add_case(s, "model-2.4", test_chunks, 60);
+    test_add_case(s, "model-2.5", test_fd_cifar_small, 60);
+    test_add_case(s, "model-3.1", test_evaluate, 60);
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(model_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main(void) { return test_run_suite(model_suite()); }

@@ -20,38 +20,10 @@
 #include "algorithms/base/vec.h"
 #include "algorithms/models/model.h"
 #include "tests/unit/conv_blocks.h"
+#include "tests/unit/pexgrad_fixture.h"
+#include "tests/unit/test_util.h"
 
 #define FLOAT_TOL 1e-5
-
-static double rel_err(const double *a, const double *b, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return den > 0.0 ? sqrt(num / den) : sqrt(num);
-}
-
-typedef struct {
-    double *x;
-    int *y;
-    size_t B, d;
-} batch;
-
-static batch make_batch(const dp_model *m, size_t B, uint64_t seed)
-{
-    batch b = {malloc(B * m->in_size * sizeof(double)), malloc(B * sizeof(int)), B,
-               m->in_size};
-    ck_assert(b.x && b.y);
-    dp_rng r;
-    dp_rng_init(&r, seed, DP_STREAM_TEST);
-    for (size_t i = 0; i < B * b.d; i++) b.x[i] = dp_rng_gaussian(&r);
-    for (size_t i = 0; i < B; i++) b.y[i] = (int)dp_rng_below(&r, (uint64_t)m->n_classes);
-    return b;
-}
-
-static void free_batch(batch *b) { free(b->x), free(b->y); }
 
 /* Brute force: sq (B) and sum (n_params, zeroed here) of the clipped gradients. */
 static void brute(dp_model *m, const batch *b, double clip, double *sq, double *sum)
@@ -63,28 +35,9 @@ static void brute(dp_model *m, const batch *b, double clip, double *sq, double *
     for (size_t i = 0; i < b->B; i++) {
         memset(g, 0, P * sizeof *g);
         dp_model_loss_grad(m, b->x + i * b->d, b->y + i, 1, g);
-        double s = 0.0;
-        for (size_t j = 0; j < P; j++) s += g[j] * g[j];
-        sq[i] = s;
-        double c = sqrt(s) > clip ? clip / sqrt(s) : 1.0;
-        for (size_t j = 0; j < P; j++) sum[j] += c * g[j];
+        add_clipped(g, P, clip, &sq[i], sum);
     }
     free(g);
-}
-
-/* Median per-example norm: a clip level that clips about half of the batch. */
-static double median_norm(const double *sq, size_t B)
-{
-    double *t = malloc(B * sizeof *t);
-    memcpy(t, sq, B * sizeof *t);
-    for (size_t i = 1; i < B; i++)
-        for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
-            double u = t[j];
-            t[j] = t[j - 1], t[j - 1] = u;
-        }
-    double med = sqrt(t[B / 2]);
-    free(t);
-    return med;
 }
 
 /* Norms and clipped sums at C = median, C tiny (all clipped) and C = inf, to relative
@@ -105,7 +58,7 @@ static void check_model(dp_model *m, size_t B, uint64_t seed, double tol)
         double loss = dp_model_clipped_grad(m, b.x, b.y, B, clips[k], sum, sq);
         for (size_t i = 0; i < B; i++)
             ck_assert_double_le(fabs(sq[i] - sq_ref[i]), tol * sq_ref[i]);
-        ck_assert_double_le(rel_err(sum, ref, P), tol);
+        ck_assert_double_le(test_rel_err(sum, ref, P), tol);
         double ml;
         dp_model_evaluate(m, b.x, b.y, B, &ml, NULL);
         ck_assert_double_eq_tol(loss, ml * B, 1e-12 * loss);
@@ -131,18 +84,8 @@ static void check_model(dp_model *m, size_t B, uint64_t seed, double tol)
     free_batch(&b);
 }
 
-/* The small net of test_model.c: every layer kind, a 3-channel input. */
-static const dp_layer_spec small_cnn[] = {
-    {.kind = DP_LAYER_CONV, .units = 4, .kernel = 3, .stride = 2, .padding = DP_PAD_SAME},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_RELU, 0, 0, 0}},
-    {.kind = DP_LAYER_MAXPOOL, .kernel = 2, .stride = 1},
-    {.kind = DP_LAYER_CONV, .units = 3, .kernel = 2, .stride = 1, .padding = 1},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TANH, 0, 0, 0}},
-    {.kind = DP_LAYER_FLATTEN},
-    {.kind = DP_LAYER_DENSE, .units = 6},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TSIGMOID, 2, 2, 1}},
-    {.kind = DP_LAYER_DENSE, .units = 4},
-};
+/* The small net (pexgrad_fixture.h), its second conv padded by 1. */
+static const dp_layer_spec small_cnn[] = PEX_SMALL_CNN(1);
 
 // ---- pex-1: dense-only models ------------------------------------------------------------
 
@@ -189,8 +132,7 @@ static void check_small_cnn(int method)
     dp_model m;
     ck_assert_int_eq(dp_model_build(&m, small_cnn, 9, 3, 9, 8, 4, 5, 3, NULL), DP_OK);
     test_conv_small_blocks(&m);
-    for (size_t l = 0; l < m.n_layers; l++)
-        if (m.layers[l].spec.kind == DP_LAYER_CONV) m.layers[l].pex_method = method;
+    set_conv(&m, method, 0);
     check_model(&m, 11, 103, FLOAT_TOL);
     dp_model_destroy(&m);
 }
@@ -315,36 +257,21 @@ START_TEST(test_lanes_threads_linear)
 }
 END_TEST
 
-static TCase *tcase(const char *name, const TTest *test)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test);
-    return tc;
-}
-
 static Suite *pexgrad_suite(void)
 {
     Suite *s = suite_create("pexgrad");
-    suite_add_tcase(s, tcase("pex-1.1", test_mlp));
-    suite_add_tcase(s, tcase("pex-1.2", test_mlp_chunks));
-    suite_add_tcase(s, tcase("pex-1.3", test_mlp_split_examples));
-    suite_add_tcase(s, tcase("pex-2.1", test_small_cnn_direct));
-    suite_add_tcase(s, tcase("pex-2.2", test_small_cnn_gram));
-    suite_add_tcase(s, tcase("pex-2.3", test_small_cnn_stored));
-    suite_add_tcase(s, tcase("pex-2.4", test_cnn_mnist));
-    suite_add_tcase(s, tcase("pex-2.5", test_cnn_cifar));
-    suite_add_tcase(s, tcase("pex-3.1", test_lanes_threads));
-    suite_add_tcase(s, tcase("pex-3.2", test_lanes_threads_mlp));
-    suite_add_tcase(s, tcase("pex-3.3", test_lanes_threads_linear));
+    test_add_case(s, "pex-1.1", test_mlp, 120);
+    test_add_case(s, "pex-1.2", test_mlp_chunks, 120);
+    test_add_case(s, "pex-1.3", test_mlp_split_examples, 120);
+    test_add_case(s, "pex-2.1", test_small_cnn_direct, 120);
+    test_add_case(s, "pex-2.2", test_small_cnn_gram, 120);
+    test_add_case(s, "pex-2.3", test_small_cnn_stored, 120);
+    test_add_case(s, "pex-2.4", test_cnn_mnist, 120);
+    test_add_case(s, "pex-2.5", test_cnn_cifar, 120);
+    test_add_case(s, "pex-3.1", test_lanes_threads, 120);
+    test_add_case(s, "pex-3.2", test_lanes_threads_mlp, 120);
+    test_add_case(s, "pex-3.3", test_lanes_threads_linear, 120);
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(pexgrad_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main(void) { return test_run_suite(pexgrad_suite()); }

@@ -28,61 +28,12 @@
 #include "algorithms/base/vec.h"
 #include "algorithms/models/model.h"
 #include "tests/unit/conv_blocks.h"
+#include "tests/unit/pexgrad_fixture.h"
 #include "tests/unit/test_util.h"
 
 #define FLOAT_TOL 1e-5
 #define LOSS_TOL 1e-12
 #define SIGMA_S 0.05 /* perturbation std: changes every gradient at the 10% level */
-
-static double rel_err(const double *a, const double *b, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return den > 0.0 ? sqrt(num / den) : sqrt(num);
-}
-
-typedef struct {
-    double *x;
-    int *y;
-    size_t B, d;
-} batch;
-
-static batch make_batch(const dp_model *m, size_t B, uint64_t seed)
-{
-    batch b = {malloc(B * m->in_size * sizeof(double)), malloc(B * sizeof(int)), B,
-               m->in_size};
-    ck_assert(b.x && b.y);
-    dp_rng r;
-    dp_rng_init(&r, seed, DP_STREAM_TEST);
-    for (size_t i = 0; i < B * b.d; i++) b.x[i] = dp_rng_gaussian(&r);
-    for (size_t i = 0; i < B; i++) b.y[i] = (int)dp_rng_below(&r, (uint64_t)m->n_classes);
-    return b;
-}
-
-static void free_batch(batch *b) { free(b->x), free(b->y); }
-
-/* A noise generator part-way into a block, so the convention's "position" is tested with
- * buffered words present. */
-static dp_rng noise_rng(uint64_t seed)
-{
-    dp_rng r;
-    dp_rng_init(&r, seed, DP_STREAM_NOISE);
-    (void)dp_rng_u32(&r);
-    return r;
-}
-
-/* theta + z_k as model.h defines it. */
-static void perturbed(double *out, const double *theta, size_t P, const dp_rng *r0, int k,
-                      double sigma_s)
-{
-    memcpy(out, theta, P * sizeof *out);
-    dp_rng rk = *r0;
-    dp_rng_seek(&rk, r0->position + (uint64_t)k);
-    dp_rng_add_gaussian_par(&rk, out, P, sigma_s, 1);
-}
 
 /* Brute force: sq (B), sum (n_params, zeroed here) and the smoothed loss, from per-example
  * gradients of ref (same architecture as the model under test) at each copy. */
@@ -104,31 +55,11 @@ static double brute(dp_model *ref, const double *theta, const batch *b, double c
             loss += dp_model_loss_grad(ref, b->x + i * b->d, b->y + i, 1, g) / K;
             for (size_t j = 0; j < P; j++) avg[j] += g[j];
         }
-        double s = 0.0;
-        for (size_t j = 0; j < P; j++) {
-            avg[j] /= K;
-            s += avg[j] * avg[j];
-        }
-        sq[i] = s;
-        double c = sqrt(s) > clip ? clip / sqrt(s) : 1.0;
-        for (size_t j = 0; j < P; j++) sum[j] += c * avg[j];
+        for (size_t j = 0; j < P; j++) avg[j] /= K;
+        add_clipped(avg, P, clip, &sq[i], sum);
     }
     free(pert), free(g), free(avg);
     return loss;
-}
-
-static double median_norm(const double *sq, size_t B)
-{
-    double *t = malloc(B * sizeof *t);
-    memcpy(t, sq, B * sizeof *t);
-    for (size_t i = 1; i < B; i++)
-        for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
-            double u = t[j];
-            t[j] = t[j - 1], t[j - 1] = u;
-        }
-    double med = sqrt(t[B / 2]);
-    free(t);
-    return med;
 }
 
 static int has_conv(const dp_model *m)
@@ -178,7 +109,7 @@ static void check_smooth(dp_model *m, dp_model *ref, size_t B, uint64_t seed)
                 ck_assert_msg(fabs(sq[i] - sq_ref[i]) <= tol * sq_ref[i],
                               "K %d C %g example %zu: sqnorm %.17g, brute force %.17g", K,
                               clips[ci], i, sq[i], sq_ref[i]);
-            double e = rel_err(sum, ref_sum, P);
+            double e = test_rel_err(sum, ref_sum, P);
             ck_assert_msg(e <= tol, "K %d C %g: clipped sum relative error %g", K,
                           clips[ci], e);
             ck_assert_double_eq_tol(loss, loss_ref, LOSS_TOL * loss_ref);
@@ -198,7 +129,7 @@ static void check_smooth(dp_model *m, dp_model *ref, size_t B, uint64_t seed)
         dp_model_smoothed_clipped_grad(m, &s, b.x, b.y, B, clips[0], K, SIGMA_S, &r, sum,
                                        NULL);
         for (size_t j = 0; j < P; j++) once[j] *= 2.0;
-        ck_assert_double_le(rel_err(sum, once, P), 1e-13);
+        ck_assert_double_le(test_rel_err(sum, once, P), 1e-13);
         free(once);
     }
     dp_model_smooth_destroy(&s);
@@ -214,13 +145,13 @@ static void check_same(const double *sum, const double *ref_sum, size_t P, const
     if (exact) {
         ck_assert_msg(memcmp(sum, ref_sum, P * sizeof *sum) == 0,
                       "%s, C %g: clipped sum differs (relative %g)", what, clip,
-                      rel_err(sum, ref_sum, P));
+                      test_rel_err(sum, ref_sum, P));
         ck_assert_msg(memcmp(sq, sq_ref, B * sizeof *sq) == 0, "C %g: norms differ", clip);
         ck_assert(loss == loss_ref);
         return;
     }
-    ck_assert_msg(rel_err(sum, ref_sum, P) <= FLOAT_TOL, "%s, C %g: clipped sum relative %g",
-                  what, clip, rel_err(sum, ref_sum, P));
+    ck_assert_msg(test_rel_err(sum, ref_sum, P) <= FLOAT_TOL, "%s, C %g: clipped sum relative %g",
+                  what, clip, test_rel_err(sum, ref_sum, P));
     for (size_t i = 0; i < B; i++)
         ck_assert_double_le(fabs(sq[i] - sq_ref[i]), FLOAT_TOL * sq_ref[i]);
     ck_assert_double_eq_tol(loss, loss_ref, LOSS_TOL * loss_ref);
@@ -263,7 +194,7 @@ static void check_reductions(dp_model *m, dp_model *ref, size_t B, uint64_t seed
         r = r0;
         loss = dp_model_smoothed_clipped_grad(m, &s, b.x, b.y, B, clip, 3, 0.0, &r, sum, sq);
         ck_assert_uint_eq(r.position, r0.position + 3);
-        ck_assert_double_le(rel_err(sum, ref_sum, P), FLOAT_TOL);
+        ck_assert_double_le(test_rel_err(sum, ref_sum, P), FLOAT_TOL);
         for (size_t i = 0; i < B; i++)
             ck_assert_double_le(fabs(sq[i] - sq_ref[i]), FLOAT_TOL * sq_ref[i]);
         ck_assert_double_eq_tol(loss, loss_ref, 1e-12 * loss_ref);
@@ -284,18 +215,8 @@ static void check_reductions(dp_model *m, dp_model *ref, size_t B, uint64_t seed
     free_batch(&b);
 }
 
-/* The small net of test_pexgrad.c: every layer kind, a 3-channel input. */
-static const dp_layer_spec small_cnn[] = {
-    {.kind = DP_LAYER_CONV, .units = 4, .kernel = 3, .stride = 2, .padding = DP_PAD_SAME},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_RELU, 0, 0, 0}},
-    {.kind = DP_LAYER_MAXPOOL, .kernel = 2, .stride = 1},
-    {.kind = DP_LAYER_CONV, .units = 3, .kernel = 2, .stride = 1, .padding = 1},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TANH, 0, 0, 0}},
-    {.kind = DP_LAYER_FLATTEN},
-    {.kind = DP_LAYER_DENSE, .units = 6},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TSIGMOID, 2, 2, 1}},
-    {.kind = DP_LAYER_DENSE, .units = 4},
-};
+/* The small net of test_pexgrad.c (pexgrad_fixture.h), its second conv padded by 1. */
+static const dp_layer_spec small_cnn[] = PEX_SMALL_CNN(1);
 
 /* cnn_mnist's layer list scaled down (fewer channels, 16x16 input): the same kinds,
  * kernels, strides and paddings. */
@@ -313,13 +234,6 @@ static const dp_layer_spec mini_mnist[] = {
 };
 
 // ---- pexs-1: dense-only models --------------------------------------------------------------
-
-static void build_mlp(dp_model *m, const char *act, size_t max_batch)
-{
-    int hid[2] = {9, 7};
-    ck_assert_int_eq(dp_model_build_named(m, "mlp", hid, 2, act, 1, 4, 5, 6, max_batch, 1, NULL),
-                     DP_OK);
-}
 
 START_TEST(test_mlp_tanh)
 {
@@ -361,24 +275,13 @@ END_TEST
 
 // ---- pexs-2: convolutional models -----------------------------------------------------------
 
-/* method for every conv layer; without_store also drops the stored-gradient buffers, so
- * the smoothing workspace brings its own (built before the workspace is made). */
-static void set_conv(dp_model *m, int method, int without_store)
-{
-    for (size_t l = 0; l < m->n_layers; l++)
-        if (m->layers[l].spec.kind == DP_LAYER_CONV) {
-            m->layers[l].pex_method = method;
-            if (without_store) m->layers[l].pex_g = NULL;
-        }
-    test_conv_small_blocks(m);
-}
-
 static void check_small_cnn(int method)
 {
     dp_model m, ref;
     ck_assert_int_eq(dp_model_build(&m, small_cnn, 9, 3, 9, 8, 4, 5, 3, NULL), DP_OK);
     ck_assert_int_eq(dp_model_build(&ref, small_cnn, 9, 3, 9, 8, 4, 1, 3, NULL), DP_OK);
     set_conv(&m, method, method != DP_CONV_PEX_STORED);
+    test_conv_small_blocks(&m);
     check_smooth(&m, &ref, 11, 204);
     dp_model_destroy(&m), dp_model_destroy(&ref);
 }
@@ -501,6 +404,7 @@ START_TEST(test_reduce_unstored)
     dp_model m;
     ck_assert_int_eq(dp_model_build(&m, small_cnn, 9, 3, 9, 8, 4, 5, 3, NULL), DP_OK);
     set_conv(&m, DP_CONV_PEX_DIRECT, 1);
+    test_conv_small_blocks(&m);
     size_t P = m.n_params, B = 11;
     batch b = make_batch(&m, B, 307);
     double *sum = calloc(P, sizeof *sum), *ref = calloc(P, sizeof *ref);
@@ -512,7 +416,7 @@ START_TEST(test_reduce_unstored)
     dp_rng r = noise_rng(9);
     dp_model_clipped_grad(&m, b.x, b.y, B, 0.05, ref, sq_ref);
     dp_model_smoothed_clipped_grad(&m, &s, b.x, b.y, B, 0.05, 1, 0.0, &r, sum, sq);
-    ck_assert_double_le(rel_err(sum, ref, P), FLOAT_TOL);
+    ck_assert_double_le(test_rel_err(sum, ref, P), FLOAT_TOL);
     for (size_t i = 0; i < B; i++)
         ck_assert_double_le(fabs(sq[i] - sq_ref[i]), FLOAT_TOL * sq_ref[i]);
     dp_model_smooth_destroy(&s);
@@ -598,11 +502,4 @@ static Suite *pexgrad_smooth_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(pexgrad_smooth_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main(void) { return test_run_suite(pexgrad_smooth_suite()); }

@@ -31,54 +31,17 @@
 #include "algorithms/train.h"
 #include "algorithms/train_model.h"
 #include "datasets/dataset.h"
+#include "tests/unit/pexgrad_fixture.h"
 #include "tests/unit/test_util.h"
 
 #define FLOAT_TOL 1e-5
 #define SIGMA_S 0.05
-
-static double rel_err(const double *a, const double *b, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return den > 0.0 ? sqrt(num / den) : sqrt(num);
-}
 
 static double norm2(const double *a, size_t n)
 {
     double s = 0.0;
     for (size_t i = 0; i < n; i++) s += a[i] * a[i];
     return sqrt(s);
-}
-
-typedef struct {
-    double *x;
-    int *y;
-    size_t B, d;
-} batch;
-
-static batch make_batch(const dp_model *m, size_t B, uint64_t seed)
-{
-    batch b = {malloc(B * m->in_size * sizeof(double)), malloc(B * sizeof(int)), B,
-               m->in_size};
-    ck_assert(b.x && b.y);
-    dp_rng r;
-    dp_rng_init(&r, seed, DP_STREAM_TEST);
-    for (size_t i = 0; i < B * b.d; i++) b.x[i] = dp_rng_gaussian(&r);
-    for (size_t i = 0; i < B; i++) b.y[i] = (int)dp_rng_below(&r, (uint64_t)m->n_classes);
-    return b;
-}
-
-static void free_batch(batch *b) { free(b->x), free(b->y); }
-
-static dp_rng noise_rng(uint64_t seed)
-{
-    dp_rng r;
-    dp_rng_init(&r, seed, DP_STREAM_NOISE);
-    (void)dp_rng_u32(&r); /* part-way into a block */
-    return r;
 }
 
 /* Brute force of the summed aggregation: sq (B) = ||sum_k g_ik||^2, sum (n_params,
@@ -94,19 +57,12 @@ static void brute_sum(dp_model *ref, const double *theta, const batch *b, double
     for (size_t i = 0; i < b->B; i++) {
         memset(gi, 0, P * sizeof *gi);
         for (int k = 0; k < K; k++) {
-            memcpy(ref->params, theta, P * sizeof *theta);
-            dp_rng rk = *r0;
-            dp_rng_seek(&rk, r0->position + (uint64_t)k);
-            dp_rng_add_gaussian_par(&rk, ref->params, P, sigma_s, 1);
+            perturbed(ref->params, theta, P, r0, k, sigma_s);
             memset(g, 0, P * sizeof *g);
             dp_model_loss_grad(ref, b->x + i * b->d, b->y + i, 1, g);
             for (size_t j = 0; j < P; j++) gi[j] += g[j];
         }
-        double s = 0.0;
-        for (size_t j = 0; j < P; j++) s += gi[j] * gi[j];
-        sq[i] = s;
-        double c = sqrt(s) > clip ? clip / sqrt(s) : 1.0;
-        for (size_t j = 0; j < P; j++) sum[j] += c * gi[j];
+        add_clipped(gi, P, clip, &sq[i], sum);
     }
     free(g), free(gi);
 }
@@ -145,16 +101,9 @@ static void check_brute(dp_model *m, dp_model *ref, size_t B, uint64_t seed)
     ck_assert_int_eq(s.sum, 0); /* the paper's average unless asked */
     dp_rng r0 = noise_rng(seed);
     brute_sum(ref, theta, &b, INFINITY, K, SIGMA_S, &r0, sq_ref, ref_sum);
-    double *sorted = malloc(B * sizeof *sorted);
-    ck_assert_ptr_nonnull(sorted);
-    memcpy(sorted, sq_ref, B * sizeof *sorted);
-    for (size_t i = 1; i < B; i++)
-        for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-            double u = sorted[j];
-            sorted[j] = sorted[j - 1], sorted[j - 1] = u;
-        }
-    const double clips[3] = {sqrt(sorted[B / 2]), 1e-3 * sqrt(sorted[0]), INFINITY};
-    free(sorted);
+    double min_sq = sq_ref[0]; /* the smallest norm: 1e-3 of it clips every example */
+    for (size_t i = 1; i < B; i++) min_sq = fmin(min_sq, sq_ref[i]);
+    const double clips[3] = {median_norm(sq_ref, B), 1e-3 * sqrt(min_sq), INFINITY};
     for (int ci = 0; ci < 3; ci++) {
         brute_sum(ref, theta, &b, clips[ci], K, SIGMA_S, &r0, sq_ref, ref_sum);
         double loss = run(m, &s, &b, clips[ci], K, 1, &r0, sum, sq);
@@ -164,7 +113,7 @@ static void check_brute(dp_model *m, dp_model *ref, size_t B, uint64_t seed)
             ck_assert_msg(fabs(sq[i] - sq_ref[i]) <= tol * sq_ref[i],
                           "C %g example %zu: sqnorm %.17g, brute force %.17g", clips[ci], i,
                           sq[i], sq_ref[i]);
-        double e = rel_err(sum, ref_sum, P);
+        double e = test_rel_err(sum, ref_sum, P);
         ck_assert_msg(e <= tol, "C %g: clipped sum relative error %g", clips[ci], e);
         ck_assert(loss == loss_mean);
     }
@@ -173,36 +122,8 @@ static void check_brute(dp_model *m, dp_model *ref, size_t B, uint64_t seed)
     free_batch(&b);
 }
 
-static void build_mlp(dp_model *m, const char *act, size_t max_batch)
-{
-    int hid[2] = {9, 7};
-    ck_assert_int_eq(dp_model_build_named(m, "mlp", hid, 2, act, 1, 4, 5, 6, max_batch, 1, NULL),
-                     DP_OK);
-}
-
 /* Every layer kind on a 3-channel input (test_pexgrad_smooth.c's small net). */
-static const dp_layer_spec small_cnn[] = {
-    {.kind = DP_LAYER_CONV, .units = 4, .kernel = 3, .stride = 2, .padding = DP_PAD_SAME},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_RELU, 0, 0, 0}},
-    {.kind = DP_LAYER_MAXPOOL, .kernel = 2, .stride = 1},
-    {.kind = DP_LAYER_CONV, .units = 3, .kernel = 2, .stride = 1, .padding = 1},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TANH, 0, 0, 0}},
-    {.kind = DP_LAYER_FLATTEN},
-    {.kind = DP_LAYER_DENSE, .units = 6},
-    {.kind = DP_LAYER_ACT, .act = {DP_ACT_TSIGMOID, 2, 2, 1}},
-    {.kind = DP_LAYER_DENSE, .units = 4},
-};
-
-/* method for every conv layer; without_store drops the stored per-example gradients, so
- * the smoothing workspace brings its own. */
-static void set_conv(dp_model *m, int method, int without_store)
-{
-    for (size_t l = 0; l < m->n_layers; l++)
-        if (m->layers[l].spec.kind == DP_LAYER_CONV) {
-            m->layers[l].pex_method = method;
-            if (without_store) m->layers[l].pex_g = NULL;
-        }
-}
+static const dp_layer_spec small_cnn[] = PEX_SMALL_CNN(1);
 
 START_TEST(test_brute_mlp)
 {
@@ -269,7 +190,7 @@ static void check_algebra(dp_model *m, size_t B, uint64_t seed, double scale_tol
     run(m, &s, &b, INFINITY, K, 1, &r0, sum, sq);
     run(m, &s, &b, INFINITY, K, 0, &r0, mean, sq_mean);
     for (size_t j = 0; j < P; j++) mean[j] *= K;
-    ck_assert_double_le(rel_err(sum, mean, P), scale_tol);
+    ck_assert_double_le(test_rel_err(sum, mean, P), scale_tol);
     for (size_t i = 0; i < B; i++)
         ck_assert_double_le(fabs(sq[i] - K * K * sq_mean[i]), 1e-12 * sq[i]);
 
@@ -291,7 +212,7 @@ static void check_algebra(dp_model *m, size_t B, uint64_t seed, double scale_tol
     run(m, &s, &b, C, K, 1, &r0, sum, sq);
     run(m, &s, &b, C / K, K, 0, &r0, mean, NULL);
     for (size_t j = 0; j < P; j++) mean[j] *= K;
-    ck_assert_double_le(rel_err(sum, mean, P), scale_tol);
+    ck_assert_double_le(test_rel_err(sum, mean, P), scale_tol);
 
     /* (d) every example clipped: its contribution has norm C in both aggregations */
     C = 1e-3 * med;
@@ -399,7 +320,7 @@ START_TEST(test_linear)
         lin_call(&f, 0, NB, INFINITY, K, 1, &r0, sum, sq);
         lin_call(&f, 0, NB, INFINITY, K, 0, &r0, mean, sq_mean);
         for (size_t j = 0; j < P; j++) mean[j] *= K;
-        ck_assert_double_le(rel_err(sum, mean, P), 1e-12);
+        ck_assert_double_le(test_rel_err(sum, mean, P), 1e-12);
         for (size_t i = 0; i < NB; i++)
             ck_assert_double_le(fabs(sq[i] - K * K * sq_mean[i]), 1e-12 * sq[i]);
         /* K = 1: the same bit for bit */
@@ -415,7 +336,7 @@ START_TEST(test_linear)
         lin_call(&f, 0, NB, K * med, K, 1, &r0, sum, NULL);
         lin_call(&f, 0, NB, med, K, 0, &r0, mean, NULL);
         for (size_t j = 0; j < P; j++) mean[j] *= K;
-        ck_assert_double_le(rel_err(sum, mean, P), 1e-12);
+        ck_assert_double_le(test_rel_err(sum, mean, P), 1e-12);
         /* a clipped example contributes norm C in both */
         const double C = 1e-3 * med;
         for (size_t i = 0; i < NB; i++)
@@ -486,7 +407,7 @@ START_TEST(test_train)
                 ck_assert_msg(memcmp(w[0], w[1], P * sizeof *w[0]) == 0,
                               "deep %d: K = 1, sum and average differ", deep);
             else
-                ck_assert_msg(rel_err(w[1], w[0], P) > 1e-3,
+                ck_assert_msg(test_rel_err(w[1], w[0], P) > 1e-3,
                               "deep %d: K = 3, the sum changed nothing", deep);
             free(w[0]), free(w[1]);
         }

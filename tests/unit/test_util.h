@@ -1,5 +1,7 @@
-/* test_util.h: what several Check programs share: registering a case with a timeout,
- * loading the privacy reference files, reading a numeric field, a fresh temp folder.
+/* test_util.h: what several Check programs share: registering a case (or a table of
+ * cases) with a timeout, loading the privacy reference files, reading a numeric field, a
+ * fresh temp folder and its removal, the relative error of a vector (test_rel_err) and
+ * of a number (REL).
  * Static inline: each test program is one translation unit that includes it. */
 #ifndef DPERM_TEST_UTIL_H
 #define DPERM_TEST_UTIL_H
@@ -101,6 +103,18 @@ static inline void test_add_cases(Suite *s, const test_case_def *cases, size_t n
         tcase_add_test(tc, cases[i].test);
         suite_add_tcase(s, tc);
     }
+}
+
+/* ||a - b|| / ||b||, or ||a - b|| where b = 0 (a zero reference is then met in absolute
+ * terms): the relative error of a vector against its reference. */
+static inline double test_rel_err(const double *a, const double *b, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
 }
 
 /* |a - b| / |b|: the relative error of a against the reference value b, as the privacy
