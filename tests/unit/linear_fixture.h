@@ -1,9 +1,10 @@
 /* linear_fixture.h: what the Check programs of the linear models share (test_linear.c
  * for the classification losses, test_linear_regression.c for the regression ones): the
- * relative error of a vector, the mean loss of either kind, and the check of the mean
- * gradient against central finite differences, which both files make on their own
- * problems. Labels y select the classification path (dp_linear_residuals), targets t
- * the regression one (dp_linear_residuals_reg); the other is NULL.
+ * relative error of a vector, the loss of either kind, the library's side of the
+ * per-example checks, and the check of the mean gradient against central finite
+ * differences, which both files make on their own problems. Labels y select the
+ * classification path (dp_linear_residuals), targets t the regression one
+ * (dp_linear_residuals_reg); the other is NULL.
  * Static inline: each test program is one translation unit that includes it. */
 #ifndef DPERM_LINEAR_FIXTURE_H
 #define DPERM_LINEAR_FIXTURE_H
@@ -26,14 +27,34 @@ static inline double linear_rel_err(const double *a, const double *b, size_t n)
     return sqrt(num) / sqrt(den);
 }
 
-/* The mean loss of the B examples, labels y or targets t (the other NULL); R (the
- * residuals) is scratch. */
+/* The total loss of the B examples and their residuals R, labels y or targets t (the
+ * other NULL). */
+static inline double linear_residuals(const dp_linear *m, const double *x, const int *y,
+                                      const double *t, size_t B, double *R)
+{
+    return y ? dp_linear_residuals(m, x, y, B, R) : dp_linear_residuals_reg(m, x, t, B, R);
+}
+
+/* The mean loss of the B examples; R is scratch. */
 static inline double linear_mean_loss(const dp_linear *m, const double *x, const int *y,
                                       const double *t, size_t B, double *R)
 {
-    double total =
-        y ? dp_linear_residuals(m, x, y, B, R) : dp_linear_residuals_reg(m, x, t, B, R);
-    return total / (double)B;
+    return linear_residuals(m, x, y, t, B, R) / (double)B;
+}
+
+/* The library's side of the per-example checks on B examples: g and ref (n_params) start
+ * from the same non-zero values, so that grad_accumulate must add to g, not overwrite it
+ * (the caller adds its textbook sum to ref); then the residuals R, the squared norms sq
+ * and g += sum_i scale_i g_i. Returns the total loss. */
+static inline double linear_pex_run(const dp_linear *m, const double *x, const int *y,
+                                    const double *t, size_t B, const double *scale, double *R,
+                                    double *sq, double *ws, double *g, double *ref)
+{
+    for (size_t j = 0; j < m->n_params; j++) g[j] = ref[j] = 0.25 * (double)j;
+    double total = linear_residuals(m, x, y, t, B, R);
+    dp_linear_pex_sqnorms(sq, x, R, B, m->d, m->k);
+    dp_linear_grad_accumulate(g, x, R, scale, B, m->d, m->k, ws);
+    return total;
 }
 
 /* The mean gradient from the residuals R that the caller computed on the B examples

@@ -124,12 +124,8 @@ static void check_per_example(dp_loss_kind loss, int n_classes)
     double *g = malloc(P * sizeof *g), *ref = malloc(P * sizeof *ref),
            *gi = malloc(P * sizeof *gi);
     ck_assert(g && ref && gi);
-    /* Start both from the same non-zero g: grad_accumulate must add, not overwrite. */
-    for (size_t j = 0; j < P; j++) g[j] = ref[j] = 0.25 * (double)j;
-
-    double total = dp_linear_residuals(&m, x, y, B, R);
-    dp_linear_pex_sqnorms(sq, x, R, B, D, m.k);
-    dp_linear_grad_accumulate(g, x, R, scale, B, D, m.k, ws);
+    /* g and ref start equal and non-zero: grad_accumulate must add, not overwrite. */
+    double total = linear_pex_run(&m, x, y, NULL, B, scale, R, sq, ws, g, ref);
 
     double naive_total = 0.0;
     for (int i = 0; i < B; i++) {

@@ -205,12 +205,9 @@ static void check_per_example(dp_loss_kind loss, double delta, uint64_t seed)
 
     size_t P = m.n_params;
     double g[D + 1], ref[D + 1];
-    /* Start both from the same non-zero g: grad_accumulate must add, not overwrite. */
-    for (size_t j = 0; j < P; j++) g[j] = ref[j] = 0.25 * (double)j;
-
-    double total = dp_linear_residuals_reg(&m, x, t, B, R);
-    dp_linear_pex_sqnorms(sq, x, R, B, D, m.k);
-    dp_linear_grad_accumulate(g, x, R, scale, B, D, m.k, ws);
+    /* g and ref start equal and non-zero: grad_accumulate must add, not overwrite. */
+    ck_assert_uint_eq(P, D + 1); /* what g and ref hold */
+    double total = linear_pex_run(&m, x, NULL, t, B, scale, R, sq, ws, g, ref);
 
     double naive_total = 0.0;
     for (int i = 0; i < B; i++) {
