@@ -313,4 +313,7 @@ check-deps: ## fail on an include against the layers of harness/layers.txt
 clean: ## remove build outputs (results/ is kept)
 	rm -rf $(BUILD) $(BIN)
 
--include $(LIB_OBJ:.o=.d) $(HAR_OBJ:.o=.d) $(BUILD)/harness/cli/main.d $(DEBUG_NOISE_OBJ:.o=.d)
+# A test program depends on the headers it includes (its fixture headers too): gcc -MMD
+# writes build/tests/test_X.d beside it.
+-include $(LIB_OBJ:.o=.d) $(HAR_OBJ:.o=.d) $(BUILD)/harness/cli/main.d $(DEBUG_NOISE_OBJ:.o=.d) \
+  $(TEST_BIN:=.d)
