@@ -20,19 +20,10 @@
 #include "algorithms/bassily.h"
 #include "algorithms/privacy/theorems.h"
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
-
 static dp_bassily_cfg base_cfg(void)
 {
     return (dp_bassily_cfg){.eps = 0.5, .delta = 1e-3, .feature_bound = 1.0, .batch_size = 50,
                             .norm_bound = 3.0, .eval_every = 1, .noise = 1, .seed = 1};
-}
-
-static dp_linear model(double l2)
-{
-    dp_linear m;
-    ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, 3, 2, l2, NULL), 0);
-    return m;
 }
 
 START_TEST(test_sigma)
@@ -60,7 +51,7 @@ END_TEST
 
 START_TEST(test_plan)
 {
-    dp_linear m = model(0.0);
+    dp_linear m = fixture_logistic(3, 0.0);
     dp_bassily_cfg c = base_cfg();
     dp_bassily_plan p;
     /* n = 1000, b = 50: (n/b)^2 = 400 = 20 epochs of 20 steps */
@@ -84,7 +75,7 @@ START_TEST(test_plan)
     ck_assert(p.a == 0.25 && !p.step_from_theorem);
     dp_linear_destroy(&m);
     /* Lemma 15.7: mu = 0.2 steps 1/(mu t) */
-    m = model(0.2);
+    m = fixture_logistic(3, 0.2);
     c = base_cfg();
     ck_assert_int_eq(dp_bassily_make_plan(&m, &c, 1000, &p, NULL), 0);
     ck_assert(p.schedule == DP_LR_INVERSE_T && REL(p.a, 5.0) <= 1e-15);
@@ -106,8 +97,7 @@ static void train_both(const fixture *f, dp_bassily_cfg *c, dp_linear *a, dp_lin
                       .lr_schedule = p.schedule, .lr_a = p.a, .clip = p.L,
                       .noise_multiplier = nm < 0 ? p.noise_multiplier : nm,
                       .eval_every = 1, .seed = c->seed};
-    ck_assert_int_eq(dp_train_linear(b, &t, f->train.x, f->train.y, f->train.n, f->test.x,
-                                     f->test.y, f->test.n, &rb, NULL), 0);
+    fixture_train_linear(b, &t, f, &rb);
     ck_assert(memcmp(a->w, b->w, a->n_params * sizeof *a->w) == 0);
     ck_assert(ra.noise_std == rb.noise_std);
     dp_train_result_destroy(&ra);
@@ -120,13 +110,13 @@ START_TEST(test_reductions)
     fixture_make(&f, 600, 500, 3, 4);
     dp_bassily_cfg c = base_cfg();
     c.batch_size = 25;
-    dp_linear a = model(0.1), b = model(0.1);
+    dp_linear a = fixture_logistic(3, 0.1), b = fixture_logistic(3, 0.1);
     c.noise = 0;
     train_both(&f, &c, &a, &b, 0.0);
     dp_linear_destroy(&a);
     dp_linear_destroy(&b);
-    a = model(0.1);
-    b = model(0.1);
+    a = fixture_logistic(3, 0.1);
+    b = fixture_logistic(3, 0.1);
     c.noise = 1;
     train_both(&f, &c, &a, &b, -1);
     dp_linear_destroy(&a);
@@ -135,39 +125,49 @@ START_TEST(test_reductions)
 }
 END_TEST
 
+/* n = b = 40, T = 1 (one step, eta = a = 1/mu at t = 1): w_1(noise) - w_1(clean) =
+ * -a * noise / b, so noise = -(difference) b / a */
+static double step_noise(const fixture *f, size_t k, double *z, size_t P)
+{
+    dp_bassily_cfg c = base_cfg();
+    c.batch_size = 40;
+    c.iterations = 1;
+    c.eps = 0.05;
+    c.seed = 500 + k;
+    dp_linear a = fixture_logistic(3, 0.5), b = fixture_logistic(3, 0.5);
+    dp_bassily_plan p;
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_bassily_train(&a, &c, &f->tr, &f->te, &p, &ra, NULL), 0);
+    c.noise = 0;
+    ck_assert_int_eq(dp_bassily_train(&b, &c, &f->tr, &f->te, &p, &rb, NULL), 0);
+    ck_assert_int_eq(p.T, 1);
+    for (size_t j = 0; j < P; j++) z[j] = -(a.w[j] - b.w[j]) * 40.0 / p.a;
+    train_pair_free(&a, &b, &ra, &rb);
+    return p.sigma;
+}
+
 START_TEST(test_step_noise)
 {
-    /* n = b = 40, T = 1 (one step, eta = a = 1/mu at t = 1): w_1(noise) - w_1(clean) =
-     * -a * noise / b, so noise = -(difference) b / a has variance sigma^2 */
+    /* the step's noise over 400 seeds (4 coordinates each) has variance sigma^2 */
     fixture f;
     fixture_make(&f, 60, 40, 3, 9);
-    const size_t S = 400, P = 4;
-    double *z = malloc(S * P * sizeof *z), sig = 0;
-    for (size_t k = 0; k < S; k++) {
-        dp_bassily_cfg c = base_cfg();
-        c.batch_size = 40;
-        c.iterations = 1;
-        c.eps = 0.05;
-        c.seed = 500 + k;
-        dp_linear a = model(0.5), b = model(0.5);
-        dp_bassily_plan p;
-        dp_train_result ra, rb;
-        ck_assert_int_eq(dp_bassily_train(&a, &c, &f.tr, &f.te, &p, &ra, NULL), 0);
-        c.noise = 0;
-        ck_assert_int_eq(dp_bassily_train(&b, &c, &f.tr, &f.te, &p, &rb, NULL), 0);
-        ck_assert_int_eq(p.T, 1);
-        for (size_t j = 0; j < P; j++) z[k * P + j] = -(a.w[j] - b.w[j]) * 40.0 / p.a;
-        sig = p.sigma;
-        dp_train_result_destroy(&ra);
-        dp_train_result_destroy(&rb);
-        dp_linear_destroy(&a);
-        dp_linear_destroy(&b);
-    }
-    assert_variance(z, S * P, sig * sig, "bs-4.1 step noise");
-    free(z);
+    fixture_assert_noise(&f, 400, 4, step_noise, "bs-4.1 step noise");
     fixture_free(&f);
 }
 END_TEST
+
+/* One run at eps with seed on m (convex_fixture.h's sweep). */
+static void train_at(dp_linear *m, const fixture *f, double eps, uint64_t seed, int noise,
+                     dp_train_result *r)
+{
+    dp_bassily_cfg c = base_cfg();
+    c.eps = eps;
+    c.seed = seed;
+    c.eval_every = 1000;
+    c.noise = noise;
+    dp_bassily_plan p;
+    ck_assert_int_eq(dp_bassily_train(m, &c, &f->tr, &f->te, &p, r, NULL), 0);
+}
 
 START_TEST(test_loss_falls_with_eps)
 {
@@ -176,25 +176,10 @@ START_TEST(test_loss_falls_with_eps)
      * ~ sigma^2 ~ 1/eps^2; the gaps are many times the seed-to-seed spread here) */
     fixture f;
     fixture_make(&f, 2400, 2000, 5, 5);
-    const double eps[] = {0.05, 0.2, 0.8};
-    double mean[3] = {0};
-    for (int e = 0; e < 3; e++)
-        for (int k = 0; k < 8; k++) {
-            dp_linear m;
-            ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, 5, 2, 0.1, NULL), 0);
-            dp_bassily_cfg c = base_cfg();
-            c.eps = eps[e];
-            c.seed = 70 + (uint64_t)k;
-            c.eval_every = 1000;
-            dp_bassily_plan p;
-            dp_train_result r;
-            ck_assert_int_eq(dp_bassily_train(&m, &c, &f.tr, &f.te, &p, &r, NULL), 0);
-            mean[e] += r.final.train_loss / 8;
-            dp_train_result_destroy(&r);
-            dp_linear_destroy(&m);
-        }
-    ck_assert_msg(mean[0] > mean[1] && mean[1] > mean[2], "losses %g %g %g", mean[0], mean[1],
-                  mean[2]);
+    const fixture_sweep sw = {.train = train_at, .d = 5, .l2 = 0.1, .eps = {0.05, 0.2, 0.8},
+                              .seeds = 8, .seed0 = 70};
+    double mean[3];
+    fixture_assert_falls_with_eps(&f, &sw, mean);
     fixture_free(&f);
 }
 END_TEST
@@ -204,9 +189,7 @@ START_TEST(test_huber)
     double *x, *t;
     dp_cvx_set tr, te;
     fixture_regression(300, 250, 3, 2, &x, &t, &tr, &te);
-    dp_linear a, b;
-    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, 3, 0.5, 0.2, NULL), 0);
-    ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, 3, 0.5, 0.2, NULL), 0);
+    dp_linear a = fixture_huber(3, 0.5, 0.2), b = fixture_huber(3, 0.5, 0.2);
     dp_bassily_cfg c = base_cfg();
     c.batch_size = 25;
     c.noise = 0;
@@ -217,14 +200,10 @@ START_TEST(test_huber)
     dp_train_cfg s = {.algorithm = DP_ALGO_DP_SGD, .epochs = p.epochs, .batch_size = 25,
                       .sampling = DP_SAMPLING_WOR, .lr_schedule = p.schedule, .lr_a = p.a,
                       .clip = p.L, .noise_multiplier = 0.0, .eval_every = 1, .seed = 1};
-    ck_assert_int_eq(dp_train_linear_reg(&b, &s, tr.x, tr.t, tr.n, te.x, te.t, te.n, &rb, NULL),
-                     0);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    fixture_train_reg(&b, &s, &tr, &te, &rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
     ck_assert(isfinite(ra.final.test_rmse));
-    dp_train_result_destroy(&ra);
-    dp_train_result_destroy(&rb);
-    dp_linear_destroy(&a);
-    dp_linear_destroy(&b);
+    train_pair_free(&a, &b, &ra, &rb);
     free(x);
     free(t);
 }

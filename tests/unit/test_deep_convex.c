@@ -59,52 +59,46 @@
 #include "algorithms/train.h"
 #include "algorithms/train_model.h"
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
-
 enum { D = 4 }; /* features: the fixture's rows are in the unit ball */
 
 // ---- helpers ----------------------------------------------------------------------------
 
-/* name "mlp" (hidden sizes, tanh) or "mlp_inputpert" (hidden NULL, relu) on D inputs, two
- * classes. The same seed gives the same initial weights. */
-static void build(dp_model *m, const char *name, const int *hidden, size_t n_hidden,
-                  size_t max_batch, uint64_t seed)
+/* Three models with the same initial weights (convex_fixture.h's fixture_model on D
+ * inputs): one run and the two it is compared with. */
+static void build3(dp_model *a, dp_model *b, dp_model *c0, const char *name, int hidden,
+                   size_t max_batch, uint64_t seed)
 {
-    dp_err e;
-    ck_assert_msg(dp_model_build_named(m, name, hidden, n_hidden, hidden ? "tanh" : NULL, 1, 1,
-                                       D, 2, max_batch, seed, &e) == DP_OK,
-                  "%s", e.msg);
+    fixture_model(a, name, hidden, D, max_batch, seed);
+    fixture_model(b, name, hidden, D, max_batch, seed);
+    fixture_model(c0, name, hidden, D, max_batch, seed);
 }
 
-static int same_w(const dp_model *a, const dp_model *b)
+static void destroy3(dp_model *a, dp_model *b, dp_model *c0)
 {
-    return a->n_params == b->n_params &&
-           memcmp(a->params, b->params, a->n_params * sizeof *a->params) == 0;
+    dp_model_destroy(a);
+    dp_model_destroy(b);
+    dp_model_destroy(c0);
 }
 
+/* The same run, including the noise reported. */
 static int same_result(const dp_train_result *a, const dp_train_result *b)
 {
-    return a->diverged == b->diverged && a->iterations == b->iterations &&
-           a->n_curve == b->n_curve && a->noise_std == b->noise_std &&
-           memcmp(&a->final, &b->final, sizeof a->final) == 0 &&
-           memcmp(a->curve, b->curve, a->n_curve * sizeof *a->curve) == 0;
+    return train_same_result(a, b) && a->noise_std == b->noise_std;
 }
 
-static int train(dp_model *m, const dp_train_cfg *c, double l2, const fixture *f,
-                 dp_train_result *r)
+/* A refused training call (its return rc, error e, result r): DP_EINVAL naming field (NULL:
+ * any message), no curve, m's weights still w0. Frees r. */
+static void expect_refused(int rc, const dp_err *e, dp_train_result *r, const dp_model *m,
+                           const double *w0, const char *field)
 {
-    dp_err e;
-    int rc = dp_train_model(m, c, l2, f->train.x, f->train.y, f->train.n, f->test.x,
-                            f->test.y, f->test.n, r, &e);
-    ck_assert_msg(rc == DP_OK, "dp_train_model: %s", e.msg);
-    return rc;
+    train_expect_einval(rc, e, r, field);
+    ck_assert(memcmp(w0, m->params, m->n_params * sizeof *w0) == 0);
 }
 
+/* The plain sgd of the max_steps checks: step 0.2, a point every epoch, seed 7. */
 static dp_train_cfg sgd_cfg(dp_sampling s, size_t b, int epochs)
 {
-    return (dp_train_cfg){.algorithm = DP_ALGO_SGD, .epochs = epochs, .batch_size = b,
-                          .sampling = s, .lr_schedule = DP_LR_CONSTANT, .lr = 0.2,
-                          .clip = INFINITY, .eval_every = 1, .seed = 7};
+    return fixture_sgd_cfg(s, b, epochs, 0.2, 1, 7);
 }
 
 /* The trainer's wor loop, written out (see the file's header). */
@@ -168,15 +162,12 @@ START_TEST(test_max_steps_mid_epoch)
 {
     fixture f;
     fixture_make(&f, 80, 60, D, 11); /* b = 8: 7 steps per epoch */
-    const int h[] = {6};
     dp_model a, b, c;
-    build(&a, "mlp", h, 1, 16, 3);
-    build(&b, "mlp", h, 1, 16, 3);
-    build(&c, "mlp", h, 1, 16, 3);
+    build3(&a, &b, &c, "mlp", 6, 16, 3);
     dp_train_cfg cfg = sgd_cfg(DP_SAMPLING_SHUFFLE, 8, 4);
     cfg.max_steps = 17; /* 3 steps into epoch 3 */
     dp_train_result ra, rb, rc;
-    train(&a, &cfg, 0.01, &f, &ra);
+    fixture_train_model(&a, &cfg, 0.01, &f, &ra);
     ck_assert_int_eq(ra.iterations, 17);
     ck_assert_int_eq(ra.final.iteration, 17);
     ck_assert(ra.final.epoch == 17.0 * 8.0 / 60.0);
@@ -188,30 +179,28 @@ START_TEST(test_max_steps_mid_epoch)
 
     /* unbounded: the same first three points (same batches, same steps), then 21, 28 */
     cfg.max_steps = 0;
-    train(&b, &cfg, 0.01, &f, &rb);
+    fixture_train_model(&b, &cfg, 0.01, &f, &rb);
     ck_assert_int_eq(rb.iterations, 28);
     ck_assert(memcmp(ra.curve, rb.curve, 3 * sizeof *ra.curve) == 0);
-    ck_assert(!same_w(&a, &b));
+    ck_assert(!fixture_same_params(&a, &b));
 
     /* more epochs allowed change nothing once max_steps stops the run; one more step does */
     dp_train_result_destroy(&rb);
     dp_model_destroy(&b);
-    build(&b, "mlp", h, 1, 16, 3);
+    fixture_model(&b, "mlp", 6, D, 16, 3);
     cfg.max_steps = 17;
     cfg.epochs = 50;
-    train(&b, &cfg, 0.01, &f, &rb);
-    ck_assert(same_result(&ra, &rb) && same_w(&a, &b));
+    fixture_train_model(&b, &cfg, 0.01, &f, &rb);
+    ck_assert(same_result(&ra, &rb) && fixture_same_params(&a, &b));
     cfg.max_steps = 18;
-    train(&c, &cfg, 0.01, &f, &rc);
+    fixture_train_model(&c, &cfg, 0.01, &f, &rc);
     ck_assert_int_eq(rc.iterations, 18);
-    ck_assert(!same_w(&a, &c));
+    ck_assert(!fixture_same_params(&a, &c));
 
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
     dp_train_result_destroy(&rc);
-    dp_model_destroy(&a);
-    dp_model_destroy(&b);
-    dp_model_destroy(&c);
+    destroy3(&a, &b, &c);
     fixture_free(&f);
 }
 END_TEST
@@ -220,11 +209,10 @@ START_TEST(test_max_steps_reference)
 {
     fixture f;
     fixture_make(&f, 60, 40, D, 12); /* b = 3: 13 steps per epoch */
-    const int h[] = {5};
     for (int dp = 0; dp < 2; dp++) {
         dp_model a, b;
-        build(&a, "mlp", h, 1, 8, 4);
-        build(&b, "mlp", h, 1, 8, 4);
+        fixture_model(&a, "mlp", 5, D, 8, 4);
+        fixture_model(&b, "mlp", 5, D, 8, 4);
         dp_train_cfg cfg = sgd_cfg(DP_SAMPLING_WOR, 3, 5);
         cfg.max_steps = 20; /* 7 steps into epoch 2 */
         if (dp) {
@@ -233,7 +221,7 @@ START_TEST(test_max_steps_reference)
             cfg.noise_multiplier = 1.1;
         }
         dp_train_result r;
-        train(&a, &cfg, 0.02, &f, &r);
+        fixture_train_model(&a, &cfg, 0.02, &f, &r);
         ck_assert_int_eq(r.iterations, 20);
         ck_assert_int_eq(r.final.iteration, 20);
         ck_assert(r.noise_std == (dp ? 1.1 * 0.5 : 0.0));
@@ -241,7 +229,8 @@ START_TEST(test_max_steps_reference)
                        .schedule = DP_LR_CONSTANT, .lr = 0.2, .l2 = 0.02, .steps = 20,
                        .seed = 7};
         ref_train(&b, &ref, f.train.x, f.train.y, f.train.n);
-        ck_assert_msg(same_w(&a, &b), "dc-1.2 %s: max_steps 20 is not 20 written-out steps",
+        ck_assert_msg(fixture_same_params(&a, &b),
+                      "dc-1.2 %s: max_steps 20 is not 20 written-out steps",
                       dp ? "dp_sgd" : "sgd");
         dp_train_result_destroy(&r);
         dp_model_destroy(&a);
@@ -255,7 +244,6 @@ START_TEST(test_max_steps_whole_epochs)
 {
     fixture f;
     fixture_make(&f, 80, 60, D, 13); /* b = 8: 7 steps per epoch */
-    const int h[] = {6};
     dp_model a, b;
     dp_train_result ra, rb;
     /* max_steps = 2 epochs' worth, epochs 5, against epochs 2; then a horizon at and past
@@ -263,15 +251,15 @@ START_TEST(test_max_steps_whole_epochs)
     const long max[] = {14, 21, 22, 1000};
     const int ep_a[] = {5, 3, 3, 3}, ep_b[] = {2, 3, 3, 3};
     for (int k = 0; k < 4; k++) {
-        build(&a, "mlp", h, 1, 16, 5);
-        build(&b, "mlp", h, 1, 16, 5);
+        fixture_model(&a, "mlp", 6, D, 16, 5);
+        fixture_model(&b, "mlp", 6, D, 16, 5);
         dp_train_cfg ca = sgd_cfg(DP_SAMPLING_SHUFFLE, 8, ep_a[k]), cb = ca;
         ca.max_steps = max[k];
         cb.epochs = ep_b[k];
-        train(&a, &ca, 0.0, &f, &ra);
-        train(&b, &cb, 0.0, &f, &rb);
-        ck_assert_msg(same_result(&ra, &rb) && same_w(&a, &b), "dc-1.3 max_steps %ld",
-                      max[k]);
+        fixture_train_model(&a, &ca, 0.0, &f, &ra);
+        fixture_train_model(&b, &cb, 0.0, &f, &rb);
+        ck_assert_msg(same_result(&ra, &rb) && fixture_same_params(&a, &b),
+                      "dc-1.3 max_steps %ld", max[k]);
         ck_assert_int_eq(ra.iterations, 7L * ep_b[k]);
         dp_train_result_destroy(&ra);
         dp_train_result_destroy(&rb);
@@ -279,11 +267,11 @@ START_TEST(test_max_steps_whole_epochs)
         dp_model_destroy(&b);
     }
     /* eval_every 2 epochs, stop at 17: points at 0, 14 and the stop */
-    build(&a, "mlp", h, 1, 16, 5);
+    fixture_model(&a, "mlp", 6, D, 16, 5);
     dp_train_cfg c = sgd_cfg(DP_SAMPLING_SHUFFLE, 8, 10);
     c.eval_every = 2;
     c.max_steps = 17;
-    train(&a, &c, 0.0, &f, &ra);
+    fixture_train_model(&a, &c, 0.0, &f, &ra);
     ck_assert_uint_eq(ra.n_curve, 3);
     ck_assert(ra.curve[0].iteration == 0 && ra.curve[1].iteration == 14 &&
               ra.curve[2].iteration == 17 && ra.final.iteration == 17);
@@ -297,9 +285,7 @@ START_TEST(test_max_steps_linear)
 {
     fixture f;
     fixture_make(&f, 70, 50, D, 14);
-    dp_linear a, b;
-    ck_assert_int_eq(dp_linear_init(&a, DP_LOSS_LOGISTIC, D, 2, 0.05, NULL), 0);
-    ck_assert_int_eq(dp_linear_init(&b, DP_LOSS_LOGISTIC, D, 2, 0.05, NULL), 0);
+    dp_linear a = fixture_logistic(D, 0.05), b = fixture_logistic(D, 0.05);
     /* RRPSGD's own loop with the noise off is sgd with wor batches of one for R rounds */
     dp_rrpsgd_cfg rc = {.eps = 0.5, .delta = 1e-3, .feature_bound = 1.0, .step = 0.3,
                         .eval_every = 1000, .noise = 0, .seed = 7};
@@ -310,33 +296,23 @@ START_TEST(test_max_steps_linear)
     dp_train_cfg t = sgd_cfg(DP_SAMPLING_WOR, 1, 4);
     t.lr = 0.3;
     t.max_steps = 77; /* 27 steps into epoch 2 */
-    ck_assert_int_eq(dp_train_linear(&b, &t, f.train.x, f.train.y, f.train.n, f.test.x,
-                                     f.test.y, f.test.n, &rb, NULL), 0);
+    fixture_train_linear(&b, &t, &f, &rb);
     ck_assert_int_eq(rb.iterations, 77);
     ck_assert_int_eq(rb.final.iteration, 77);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
-    ck_assert(ra.final.train_loss == rb.final.train_loss);
-    dp_train_result_destroy(&ra);
-    dp_train_result_destroy(&rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
+    train_pair_free(&a, &b, &ra, &rb);
 
     /* two epochs' worth of steps with epochs 6 is epochs 2 */
-    dp_linear_destroy(&a);
-    dp_linear_destroy(&b);
-    ck_assert_int_eq(dp_linear_init(&a, DP_LOSS_LOGISTIC, D, 2, 0.05, NULL), 0);
-    ck_assert_int_eq(dp_linear_init(&b, DP_LOSS_LOGISTIC, D, 2, 0.05, NULL), 0);
+    a = fixture_logistic(D, 0.05);
+    b = fixture_logistic(D, 0.05);
     dp_train_cfg ta = sgd_cfg(DP_SAMPLING_SHUFFLE, 5, 6), tb = ta;
     ta.max_steps = 20;
     tb.epochs = 2;
-    ck_assert_int_eq(dp_train_linear(&a, &ta, f.train.x, f.train.y, f.train.n, f.test.x,
-                                     f.test.y, f.test.n, &ra, NULL), 0);
-    ck_assert_int_eq(dp_train_linear(&b, &tb, f.train.x, f.train.y, f.train.n, f.test.x,
-                                     f.test.y, f.test.n, &rb, NULL), 0);
+    fixture_train_linear(&a, &ta, &f, &ra);
+    fixture_train_linear(&b, &tb, &f, &rb);
     ck_assert(same_result(&ra, &rb));
     ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
-    dp_train_result_destroy(&ra);
-    dp_train_result_destroy(&rb);
-    dp_linear_destroy(&a);
-    dp_linear_destroy(&b);
+    train_pair_free(&a, &b, &ra, &rb);
     fixture_free(&f);
 }
 END_TEST
@@ -345,31 +321,20 @@ START_TEST(test_max_steps_invalid)
 {
     fixture f;
     fixture_make(&f, 40, 30, D, 15);
-    const int h[] = {3};
     dp_model m;
-    build(&m, "mlp", h, 1, 8, 6);
-    double *w0 = malloc(m.n_params * sizeof *w0);
-    ck_assert_ptr_nonnull(w0);
-    memcpy(w0, m.params, m.n_params * sizeof *w0);
+    fixture_model(&m, "mlp", 3, D, 8, 6);
+    double *w0 = train_weights_copy(m.params, m.n_params);
     dp_train_cfg c = sgd_cfg(DP_SAMPLING_SHUFFLE, 5, 2);
     c.max_steps = -1;
     dp_train_result r;
     dp_err e;
-    ck_assert_int_eq(dp_train_model(&m, &c, 0.0, f.train.x, f.train.y, f.train.n, f.test.x,
-                                    f.test.y, f.test.n, &r, &e),
-                     DP_EINVAL);
-    ck_assert_ptr_nonnull(strstr(e.msg, "max_steps"));
-    ck_assert_ptr_null(r.curve);
-    ck_assert(memcmp(w0, m.params, m.n_params * sizeof *w0) == 0);
-    dp_train_result_destroy(&r);
-    dp_linear l;
-    ck_assert_int_eq(dp_linear_init(&l, DP_LOSS_LOGISTIC, D, 2, 0.0, NULL), 0);
-    ck_assert_int_eq(dp_train_linear(&l, &c, f.train.x, f.train.y, f.train.n, f.test.x,
-                                     f.test.y, f.test.n, &r, &e),
-                     DP_EINVAL);
-    ck_assert_ptr_nonnull(strstr(e.msg, "max_steps"));
-    ck_assert_ptr_null(r.curve);
-    dp_train_result_destroy(&r);
+    expect_refused(dp_train_model(&m, &c, 0.0, f.train.x, f.train.y, f.train.n, f.test.x,
+                                  f.test.y, f.test.n, &r, &e),
+                   &e, &r, &m, w0, "max_steps");
+    dp_linear l = fixture_logistic(D, 0.0);
+    train_expect_einval(dp_train_linear(&l, &c, f.train.x, f.train.y, f.train.n, f.test.x,
+                                        f.test.y, f.test.n, &r, &e),
+                        &e, &r, "max_steps");
     dp_linear_destroy(&l);
     free(w0);
     dp_model_destroy(&m);
@@ -386,14 +351,6 @@ static dp_input_pert_cfg ip_cfg(void)
                                .seed = 9};
 }
 
-static dp_train_cfg gd_cfg(size_t n, double step, int T, int eval_every, uint64_t seed)
-{
-    return (dp_train_cfg){.algorithm = DP_ALGO_SGD, .epochs = T, .batch_size = n,
-                          .sampling = DP_SAMPLING_FULL, .lr_schedule = DP_LR_CONSTANT,
-                          .lr = step, .clip = INFINITY, .eval_every = eval_every,
-                          .seed = seed};
-}
-
 static int ip_train(dp_model *m, const dp_input_pert_cfg *c, double l2, const fixture *f,
                     dp_input_pert_plan *p, dp_train_result *r, dp_err *e)
 {
@@ -406,18 +363,18 @@ START_TEST(test_ip_noise_off)
     fixture f;
     fixture_make(&f, 200, 150, D, 21);
     dp_model a, b;
-    build(&a, "mlp_inputpert", NULL, 0, 64, 8);
-    build(&b, "mlp_inputpert", NULL, 0, 64, 8);
-    ck_assert(same_w(&a, &b) && a.n_params == (D + 1) * D + (D + 1) * 2);
+    fixture_model(&a, "mlp_inputpert", 0, D, 64, 8);
+    fixture_model(&b, "mlp_inputpert", 0, D, 64, 8);
+    ck_assert(fixture_same_params(&a, &b) && a.n_params == (D + 1) * D + (D + 1) * 2);
     dp_input_pert_cfg c = ip_cfg();
     c.noise = 0;
     dp_input_pert_plan p;
     dp_train_result ra, rb;
     dp_err e;
     ck_assert_msg(ip_train(&a, &c, 0.1, &f, &p, &ra, &e) == 0, "%s", e.msg);
-    dp_train_cfg gd = gd_cfg(f.train.n, 0.5, 30, 10, 9);
-    train(&b, &gd, 0.1, &f, &rb);
-    ck_assert(same_w(&a, &b));
+    dp_train_cfg gd = fixture_gd_cfg(f.train.n, 30, 0.5, 10, 9);
+    fixture_train_model(&b, &gd, 0.1, &f, &rb);
+    ck_assert(fixture_same_params(&a, &b));
     ck_assert(same_result(&ra, &rb) && ra.noise_std == 0.0 && ra.iterations == 30);
     ck_assert(ra.final.train_loss < ra.curve[0].train_loss); /* GD did train */
     dp_train_result_destroy(&ra);
@@ -468,20 +425,13 @@ START_TEST(test_ip_plan)
     fixture f;
     fixture_make(&f, 200, 150, D, 22);
     dp_model m;
-    build(&m, "mlp_inputpert", NULL, 0, 64, 8);
-    double *w0 = malloc(m.n_params * sizeof *w0);
-    ck_assert_ptr_nonnull(w0);
-    memcpy(w0, m.params, m.n_params * sizeof *w0);
+    fixture_model(&m, "mlp_inputpert", 0, D, 64, 8);
+    double *w0 = train_weights_copy(m.params, m.n_params);
     dp_train_result r;
     c = ip_cfg();
-    ck_assert_int_eq(ip_train(&m, &c, 0.0, &f, &q, &r, &e), DP_EINVAL);
-    ck_assert_ptr_null(r.curve);
-    ck_assert(memcmp(w0, m.params, m.n_params * sizeof *w0) == 0);
-    dp_train_result_destroy(&r);
+    expect_refused(ip_train(&m, &c, 0.0, &f, &q, &r, &e), &e, &r, &m, w0, NULL);
     c.step = 0.0;
-    ck_assert_int_eq(ip_train(&m, &c, 0.1, &f, &q, &r, &e), DP_EINVAL);
-    ck_assert(memcmp(w0, m.params, m.n_params * sizeof *w0) == 0);
-    dp_train_result_destroy(&r);
+    expect_refused(ip_train(&m, &c, 0.1, &f, &q, &r, &e), &e, &r, &m, w0, NULL);
     c.step = 0.5;
     ck_assert_msg(ip_train(&m, &c, 0.1, &f, &q, &r, &e) == 0, "%s", e.msg);
     ck_assert_int_eq(dp_input_pert_make_plan_model(0.1, &c, f.train.n, &p, NULL), 0);
@@ -500,9 +450,7 @@ START_TEST(test_ip_noise)
     fixture_make(&f, 200, 150, D, 23);
     size_t n = f.train.n;
     dp_model a, b, c0;
-    build(&a, "mlp_inputpert", NULL, 0, 64, 8);
-    build(&b, "mlp_inputpert", NULL, 0, 64, 8);
-    build(&c0, "mlp_inputpert", NULL, 0, 64, 8);
+    build3(&a, &b, &c0, "mlp_inputpert", 0, 64, 8);
     dp_input_pert_cfg c = ip_cfg();
     dp_input_pert_plan p;
     dp_train_result ra, rb, rc;
@@ -516,10 +464,10 @@ START_TEST(test_ip_noise)
     dp_noise nz;
     ck_assert_int_eq(dp_noise_init(&nz, 9, DP_STREAM_NOISE, 0, NULL), 0);
     dp_input_pert_perturb(&nz, xp, f.train.x, n, D, p.sigma);
-    dp_train_cfg gd = gd_cfg(n, 0.5, 30, 10, 9);
+    dp_train_cfg gd = fixture_gd_cfg(n, 30, 0.5, 10, 9);
     ck_assert_int_eq(dp_train_model(&b, &gd, 0.1, xp, f.train.y, n, f.test.x, f.test.y,
                                     f.test.n, &rb, NULL), 0);
-    ck_assert_msg(same_w(&a, &b), "dc-2.3: the weights are not GD's on x + sigma Z");
+    ck_assert_msg(fixture_same_params(&a, &b), "dc-2.3: the weights are not GD's on x + sigma Z");
     ck_assert(ra.n_curve == rb.n_curve && ra.n_curve == 4 && ra.iterations == 30);
     /* earlier points are on the perturbed rows GD saw; the last on the clean rows */
     ck_assert(memcmp(ra.curve, rb.curve, (ra.n_curve - 1) * sizeof *ra.curve) == 0);
@@ -533,7 +481,7 @@ START_TEST(test_ip_noise)
     /* noise off moves the weights elsewhere */
     c.noise = 0;
     ck_assert_int_eq(ip_train(&c0, &c, 0.1, &f, &p, &rc, NULL), 0);
-    ck_assert(!same_w(&a, &c0));
+    ck_assert(!fixture_same_params(&a, &c0));
 
     /* Z = xp - x, here and on 20000 more rows of 5: variance sigma^2 within 5 standard
      * errors of the chi-square (assert_variance) */
@@ -550,9 +498,7 @@ START_TEST(test_ip_noise)
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
     dp_train_result_destroy(&rc);
-    dp_model_destroy(&a);
-    dp_model_destroy(&b);
-    dp_model_destroy(&c0);
+    destroy3(&a, &b, &c0);
     fixture_free(&f);
 }
 END_TEST
@@ -562,30 +508,22 @@ START_TEST(test_ip_bound)
     fixture f;
     fixture_make(&f, 200, 150, D, 24);
     dp_model m;
-    build(&m, "mlp_inputpert", NULL, 0, 64, 8);
-    double *w0 = malloc(m.n_params * sizeof *w0);
-    ck_assert_ptr_nonnull(w0);
-    memcpy(w0, m.params, m.n_params * sizeof *w0);
+    fixture_model(&m, "mlp_inputpert", 0, D, 64, 8);
+    double *w0 = train_weights_copy(m.params, m.n_params);
     dp_input_pert_cfg c = ip_cfg();
     c.feature_bound = 0.5;
     /* the fixture's rows fill the unit ball, so some have norm > 0.5 */
     dp_input_pert_plan p;
     dp_train_result r;
     dp_err e;
-    ck_assert_int_eq(ip_train(&m, &c, 0.1, &f, &p, &r, &e), DP_EINVAL);
-    ck_assert_ptr_null(r.curve);
-    ck_assert(memcmp(w0, m.params, m.n_params * sizeof *w0) == 0);
-    dp_train_result_destroy(&r);
+    expect_refused(ip_train(&m, &c, 0.1, &f, &p, &r, &e), &e, &r, &m, w0, NULL);
     /* row 17 scaled to norm 1.5 > B = 1: refused; to norm exactly 1: accepted */
     double *x17 = f.train.x + 17 * D, nrm = sqrt(x17[0] * x17[0] + x17[1] * x17[1] +
                                                 x17[2] * x17[2] + x17[3] * x17[3]);
     ck_assert(nrm > 0.0);
     for (int j = 0; j < D; j++) x17[j] *= 1.5 / nrm;
     c.feature_bound = 1.0;
-    ck_assert_int_eq(ip_train(&m, &c, 0.1, &f, &p, &r, &e), DP_EINVAL);
-    ck_assert_ptr_nonnull(strstr(e.msg, "17"));
-    ck_assert(memcmp(w0, m.params, m.n_params * sizeof *w0) == 0);
-    dp_train_result_destroy(&r);
+    expect_refused(ip_train(&m, &c, 0.1, &f, &p, &r, &e), &e, &r, &m, w0, "17");
     for (int j = 0; j < D; j++) x17[j] /= 1.5;
     ck_assert_msg(ip_train(&m, &c, 0.1, &f, &p, &r, &e) == 0, "%s", e.msg);
     dp_train_result_destroy(&r);
@@ -613,9 +551,8 @@ static int bs_train(dp_model *m, const dp_bassily_cfg *c, double l2, double clip
 
 START_TEST(test_bs_plan)
 {
-    const int h[] = {6};
     dp_model m;
-    build(&m, "mlp", h, 1, 16, 2);
+    fixture_model(&m, "mlp", 6, D, 16, 2);
     dp_bassily_cfg c = bs_cfg();
     dp_bassily_plan p;
     dp_err e;
@@ -647,14 +584,9 @@ START_TEST(test_bs_plan)
     ck_assert(memcmp(&q, &p, sizeof p) == 0);
     fixture f;
     fixture_make(&f, 160, 120, D, 31);
-    double *w0 = malloc(m.n_params * sizeof *w0);
-    ck_assert_ptr_nonnull(w0);
-    memcpy(w0, m.params, m.n_params * sizeof *w0);
+    double *w0 = train_weights_copy(m.params, m.n_params);
     dp_train_result r;
-    ck_assert_int_eq(bs_train(&m, &c, 0.0, 0.0, &f, &q, &r, &e), DP_EINVAL);
-    ck_assert_ptr_null(r.curve);
-    ck_assert(memcmp(w0, m.params, m.n_params * sizeof *w0) == 0);
-    dp_train_result_destroy(&r);
+    expect_refused(bs_train(&m, &c, 0.0, 0.0, &f, &q, &r, &e), &e, &r, &m, w0, NULL);
     free(w0);
     dp_model_destroy(&m);
     fixture_free(&f);
@@ -665,11 +597,8 @@ START_TEST(test_bs_noise_off)
 {
     fixture f;
     fixture_make(&f, 160, 120, D, 32);
-    const int h[] = {6};
     dp_model a, b, c0;
-    build(&a, "mlp", h, 1, 16, 2);
-    build(&b, "mlp", h, 1, 16, 2);
-    build(&c0, "mlp", h, 1, 16, 2);
+    build3(&a, &b, &c0, "mlp", 6, 16, 2);
     dp_bassily_cfg c = bs_cfg();
     c.noise = 0;
     dp_bassily_plan p;
@@ -681,17 +610,15 @@ START_TEST(test_bs_noise_off)
                       .sampling = DP_SAMPLING_WOR, .lr_schedule = DP_LR_INVERSE_SQRT_T,
                       .lr_a = p.a, .clip = 0.7, .noise_multiplier = 0.0, .eval_every = 4,
                       .seed = 5};
-    train(&b, &t, 0.0, &f, &rb);
-    ck_assert(same_w(&a, &b) && same_result(&ra, &rb));
+    fixture_train_model(&b, &t, 0.0, &f, &rb);
+    ck_assert(fixture_same_params(&a, &b) && same_result(&ra, &rb));
     ref_run ref = {.b = 10, .clip = 0.7, .schedule = DP_LR_INVERSE_SQRT_T, .lr = p.a,
                    .steps = 144, .seed = 5};
     ref_train(&c0, &ref, f.train.x, f.train.y, f.train.n);
-    ck_assert_msg(same_w(&a, &c0), "dc-3.2: not the written-out loop");
+    ck_assert_msg(fixture_same_params(&a, &c0), "dc-3.2: not the written-out loop");
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
-    dp_model_destroy(&a);
-    dp_model_destroy(&b);
-    dp_model_destroy(&c0);
+    destroy3(&a, &b, &c0);
     fixture_free(&f);
 }
 END_TEST
@@ -700,11 +627,8 @@ START_TEST(test_bs_noise_on)
 {
     fixture f;
     fixture_make(&f, 160, 120, D, 33);
-    const int h[] = {6};
     dp_model a, b, c0;
-    build(&a, "mlp", h, 1, 16, 2);
-    build(&b, "mlp", h, 1, 16, 2);
-    build(&c0, "mlp", h, 1, 16, 2);
+    build3(&a, &b, &c0, "mlp", 6, 16, 2);
     dp_bassily_cfg c = bs_cfg();
     c.step = 0.05;
     dp_bassily_plan p;
@@ -719,15 +643,14 @@ START_TEST(test_bs_noise_on)
     ref_run ref = {.b = 10, .clip = 0.7, .std = std, .schedule = DP_LR_INVERSE_T,
                    .lr = 0.05, .l2 = 0.01, .steps = 144, .seed = 5};
     ref_train(&b, &ref, f.train.x, f.train.y, f.train.n);
-    ck_assert_msg(same_w(&a, &b), "dc-3.3: not the written-out loop with noise std sigma");
+    ck_assert_msg(fixture_same_params(&a, &b),
+                  "dc-3.3: not the written-out loop with noise std sigma");
     c.noise = 0;
     ck_assert_int_eq(bs_train(&c0, &c, 0.01, 0.7, &f, &p, &rc, NULL), 0);
-    ck_assert(!same_w(&a, &c0) && rc.noise_std == 0.0);
+    ck_assert(!fixture_same_params(&a, &c0) && rc.noise_std == 0.0);
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rc);
-    dp_model_destroy(&a);
-    dp_model_destroy(&b);
-    dp_model_destroy(&c0);
+    destroy3(&a, &b, &c0);
     fixture_free(&f);
 }
 END_TEST
@@ -749,9 +672,8 @@ static int rr_run(dp_model *m, const dp_rrpsgd_cfg *c, const dp_rrpsgd_plan *p, 
 
 START_TEST(test_rr_plan)
 {
-    const int h[] = {5};
     dp_model m;
-    build(&m, "mlp", h, 1, 4, 1);
+    fixture_model(&m, "mlp", 5, D, 4, 1);
     dp_rrpsgd_cfg c = rr_cfg();
     dp_rrpsgd_plan p;
     dp_err e;
@@ -788,11 +710,8 @@ START_TEST(test_rr_noise_off)
 {
     fixture f;
     fixture_make(&f, 70, 50, D, 41);
-    const int h[] = {5};
     dp_model a, b, c0;
-    build(&a, "mlp", h, 1, 4, 1);
-    build(&b, "mlp", h, 1, 4, 1);
-    build(&c0, "mlp", h, 1, 4, 1);
+    build3(&a, &b, &c0, "mlp", 5, 4, 1);
     dp_rrpsgd_cfg c = rr_cfg();
     c.noise = 0;
     dp_rrpsgd_plan p;
@@ -809,17 +728,15 @@ START_TEST(test_rr_noise_off)
                       .batch_size = 1, .sampling = DP_SAMPLING_WOR,
                       .lr_schedule = DP_LR_CONSTANT, .lr = 0.01, .clip = 0.8,
                       .eval_every = 2, .seed = 3};
-    train(&b, &t, 0.01, &f, &rb);
-    ck_assert(same_w(&a, &b) && same_result(&ra, &rb));
+    fixture_train_model(&b, &t, 0.01, &f, &rb);
+    ck_assert(fixture_same_params(&a, &b) && same_result(&ra, &rb));
     ref_run ref = {.b = 1, .clip = 0.8, .schedule = DP_LR_CONSTANT, .lr = 0.01, .l2 = 0.01,
                    .steps = 123, .seed = 3};
     ref_train(&c0, &ref, f.train.x, f.train.y, f.train.n);
-    ck_assert_msg(same_w(&a, &c0), "dc-4.2: not 123 written-out rounds");
+    ck_assert_msg(fixture_same_params(&a, &c0), "dc-4.2: not 123 written-out rounds");
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
-    dp_model_destroy(&a);
-    dp_model_destroy(&b);
-    dp_model_destroy(&c0);
+    destroy3(&a, &b, &c0);
     fixture_free(&f);
 }
 END_TEST
@@ -828,11 +745,8 @@ START_TEST(test_rr_noise_on)
 {
     fixture f;
     fixture_make(&f, 70, 50, D, 42);
-    const int h[] = {5};
     dp_model a, b, c0;
-    build(&a, "mlp", h, 1, 4, 1);
-    build(&b, "mlp", h, 1, 4, 1);
-    build(&c0, "mlp", h, 1, 4, 1);
+    build3(&a, &b, &c0, "mlp", 5, 4, 1);
     dp_rrpsgd_cfg c = rr_cfg();
     dp_rrpsgd_plan p;
     dp_train_result ra, rc;
@@ -850,15 +764,14 @@ START_TEST(test_rr_noise_on)
     ref_run ref = {.b = 1, .clip = 0.8, .std = ra.noise_std, .schedule = DP_LR_CONSTANT,
                    .lr = 0.01, .l2 = 0.01, .steps = 123, .seed = 3};
     ref_train(&b, &ref, f.train.x, f.train.y, f.train.n);
-    ck_assert_msg(same_w(&a, &b), "dc-4.3: not 123 written-out rounds with noise sigma");
+    ck_assert_msg(fixture_same_params(&a, &b),
+                  "dc-4.3: not 123 written-out rounds with noise sigma");
     c.noise = 0;
     ck_assert_int_eq(rr_run(&c0, &c, &p, 123, &f, &rc, NULL), 0);
-    ck_assert(!same_w(&a, &c0));
+    ck_assert(!fixture_same_params(&a, &c0));
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rc);
-    dp_model_destroy(&a);
-    dp_model_destroy(&b);
-    dp_model_destroy(&c0);
+    destroy3(&a, &b, &c0);
     fixture_free(&f);
 }
 END_TEST

@@ -17,19 +17,10 @@
 
 #include "algorithms/input_pert.h"
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
-
 static dp_input_pert_cfg base_cfg(void)
 {
     return (dp_input_pert_cfg){.eps = 1.0, .delta = 1e-5, .feature_bound = 1.0,
                                .iterations = 50, .eval_every = 10, .noise = 1, .seed = 1};
-}
-
-static dp_linear model(size_t d, double l2)
-{
-    dp_linear m;
-    ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, d, 2, l2, NULL), 0);
-    return m;
 }
 
 START_TEST(test_plan)
@@ -37,7 +28,7 @@ START_TEST(test_plan)
     /* G = sqrt 2 (B = 1), Delta = 0.1, T = 50, n = 1000, eps 1, delta 1e-5:
      * c = 2 ln(1.25e5) / ln(1e5) = 2.0387640052032223,
      * sigma^2 = c G^2 T ln(1/delta) / (n (n-1) sqrt(Delta) eps^2) = 0.007429971745423535 */
-    dp_linear m = model(5, 0.1);
+    dp_linear m = fixture_logistic(5, 0.1);
     dp_input_pert_cfg c = base_cfg();
     dp_input_pert_plan p;
     ck_assert_int_eq(dp_input_pert_make_plan(&m, &c, 1000, &p, NULL), 0);
@@ -54,7 +45,7 @@ START_TEST(test_plan)
     dp_err e;
     ck_assert_int_eq(dp_input_pert_make_plan(&m, &c, 1, &q, &e), DP_EPRIVACY);
     dp_linear_destroy(&m);
-    m = model(5, 0.0);
+    m = fixture_logistic(5, 0.0);
     ck_assert_int_eq(dp_input_pert_make_plan(&m, &c, 1000, &q, &e), DP_EINVAL);
     ck_assert(strstr(e.msg, "strongly convex") != NULL);
     dp_linear_destroy(&m);
@@ -65,23 +56,16 @@ START_TEST(test_noise_off_is_gd)
 {
     fixture f;
     fixture_make(&f, 500, 400, 4, 8);
-    dp_linear a = model(4, 0.05), b = model(4, 0.05);
+    dp_linear a = fixture_logistic(4, 0.05), b = fixture_logistic(4, 0.05);
     dp_input_pert_cfg c = base_cfg();
     c.noise = 0;
     dp_input_pert_plan p;
     dp_train_result ra, rb;
     ck_assert_int_eq(dp_input_pert_train(&a, &c, &f.tr, &f.te, &p, &ra, NULL), 0);
-    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD, .epochs = 50, .batch_size = f.train.n,
-                       .sampling = DP_SAMPLING_FULL, .lr_schedule = DP_LR_CONSTANT,
-                       .lr = p.step, .clip = INFINITY, .eval_every = 10, .seed = 1};
-    ck_assert_int_eq(dp_train_linear(&b, &gd, f.train.x, f.train.y, f.train.n, f.test.x,
-                                     f.test.y, f.test.n, &rb, NULL), 0);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
-    ck_assert(ra.final.train_loss == rb.final.train_loss && ra.noise_std == 0.0);
-    dp_train_result_destroy(&ra);
-    dp_train_result_destroy(&rb);
-    dp_linear_destroy(&a);
-    dp_linear_destroy(&b);
+    dp_train_cfg gd = fixture_gd_cfg(f.train.n, 50, p.step, 10, 1);
+    fixture_train_linear(&b, &gd, &f, &rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
+    train_pair_free(&a, &b, &ra, &rb);
     fixture_free(&f);
 }
 END_TEST
@@ -109,39 +93,32 @@ START_TEST(test_feature_noise)
 }
 END_TEST
 
+/* One run at eps with seed on m (convex_fixture.h's sweep: the released model is
+ * evaluated on the clean rows). */
+static void train_at(dp_linear *m, const fixture *f, double eps, uint64_t seed, int noise,
+                     dp_train_result *r)
+{
+    dp_input_pert_cfg c = base_cfg();
+    c.eps = eps;
+    c.seed = seed;
+    c.eval_every = 1000;
+    c.noise = noise;
+    dp_input_pert_plan p;
+    ck_assert_int_eq(dp_input_pert_train(m, &c, &f->tr, &f->te, &p, r, NULL), 0);
+}
+
 START_TEST(test_loss_falls_with_eps)
 {
     /* Mean over 8 seeds of the released model's clean regularized training loss at eps
      * 0.1, 0.5, 2.5 (sigma ~ 1/eps): strictly decreasing, and at eps 2.5 within 0.01 of
-     * GD on the clean data */
+     * GD on the clean data (the first run's config with the noise off) */
     fixture f;
     fixture_make(&f, 1200, 1000, 5, 12);
-    const double eps[] = {0.1, 0.5, 2.5};
-    double mean[3] = {0}, clean = 0;
-    for (int e = 0; e < 3; e++)
-        for (int k = 0; k < 8; k++) {
-            dp_linear m = model(5, 0.1);
-            dp_input_pert_cfg c = base_cfg();
-            c.eps = eps[e];
-            c.seed = 300 + (uint64_t)k;
-            c.eval_every = 1000;
-            dp_input_pert_plan p;
-            dp_train_result r;
-            ck_assert_int_eq(dp_input_pert_train(&m, &c, &f.tr, &f.te, &p, &r, NULL), 0);
-            mean[e] += r.final.train_loss / 8;
-            dp_train_result_destroy(&r);
-            dp_linear_destroy(&m);
-            if (e == 0 && k == 0) {
-                dp_linear g = model(5, 0.1);
-                c.noise = 0;
-                ck_assert_int_eq(dp_input_pert_train(&g, &c, &f.tr, &f.te, &p, &r, NULL), 0);
-                clean = r.final.train_loss;
-                dp_train_result_destroy(&r);
-                dp_linear_destroy(&g);
-            }
-        }
-    ck_assert_msg(mean[0] > mean[1] && mean[1] > mean[2], "losses %g %g %g", mean[0], mean[1],
-                  mean[2]);
+    const fixture_sweep sw = {.train = train_at, .d = 5, .l2 = 0.1, .eps = {0.1, 0.5, 2.5},
+                              .seeds = 8, .seed0 = 300};
+    double mean[3];
+    fixture_assert_falls_with_eps(&f, &sw, mean);
+    double clean = fixture_sweep_run(&f, &sw, sw.eps[0], 300, 0);
     ck_assert_msg(fabs(mean[2] - clean) < 0.01, "eps 2.5: %g vs clean %g", mean[2], clean);
     fixture_free(&f);
 }
@@ -152,26 +129,21 @@ START_TEST(test_huber)
     double *x, *t;
     dp_cvx_set tr, te;
     fixture_regression(300, 250, 3, 3, &x, &t, &tr, &te);
-    dp_linear a, b;
-    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, 3, 0.5, 0.5, NULL), 0);
-    ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, 3, 0.5, 0.5, NULL), 0);
+    dp_linear a = fixture_huber(3, 0.5, 0.5), b = fixture_huber(3, 0.5, 0.5);
     dp_input_pert_cfg c = base_cfg();
     c.noise = 0;
     dp_input_pert_plan p;
     dp_train_result ra, rb;
     ck_assert_int_eq(dp_input_pert_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
     ck_assert(REL(p.step, 1.0 / 2.5) <= 1e-15); /* 1/(B^2 + 1 + mu) */
-    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD, .epochs = 50, .batch_size = tr.n,
-                       .sampling = DP_SAMPLING_FULL, .lr_schedule = DP_LR_CONSTANT,
-                       .lr = p.step, .clip = INFINITY, .eval_every = 10, .seed = 1};
-    ck_assert_int_eq(dp_train_linear_reg(&b, &gd, tr.x, tr.t, tr.n, te.x, te.t, te.n, &rb,
-                                         NULL), 0);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    dp_train_cfg gd = fixture_gd_cfg(tr.n, 50, p.step, 10, 1);
+    fixture_train_reg(&b, &gd, &tr, &te, &rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
     /* with noise: the released point is on the clean rows, as dp_cvx_evaluate gives it */
     dp_linear_destroy(&a);
-    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, 3, 0.5, 0.5, NULL), 0);
+    a = fixture_huber(3, 0.5, 0.5);
     c.noise = 1;
     ck_assert_int_eq(dp_input_pert_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
     dp_curve_point pt = {0};

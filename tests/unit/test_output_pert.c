@@ -22,30 +22,21 @@
 
 #include "algorithms/output_pert.h"
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
-
 static dp_output_pert_cfg base_cfg(void)
 {
     return (dp_output_pert_cfg){.eps = 1.0, .delta = 1e-3, .mechanism = DP_OUTPUT_GAUSSIAN,
                                 .feature_bound = 1.0, .eval_every = 1, .noise = 1, .seed = 1};
 }
 
-static dp_linear model(dp_loss_kind loss, size_t d, int classes, double l2)
-{
-    dp_linear m;
-    ck_assert_int_eq(dp_linear_init(&m, loss, d, classes, l2, NULL), 0);
-    return m;
-}
-
 START_TEST(test_constants)
 {
     double L, beta;
-    dp_linear m = model(DP_LOSS_LOGISTIC, 3, 2, 0.0);
+    dp_linear m = fixture_logistic(3, 0.0);
     /* logistic, B = 2: L = sqrt(5), beta = 5/4 */
     ck_assert_int_eq(dp_cvx_constants(&m, 2.0, &L, &beta, NULL), 0);
     ck_assert(REL(L, sqrt(5.0)) <= 1e-15 && REL(beta, 1.25) <= 1e-15);
     dp_linear_destroy(&m);
-    m = model(DP_LOSS_SOFTMAX, 3, 4, 0.0);
+    m = fixture_linear(DP_LOSS_SOFTMAX, 3, 4, 0.0);
     /* softmax, B = 1: L = sqrt(2 * 2) = 2, beta = 2/2 = 1 */
     ck_assert_int_eq(dp_cvx_constants(&m, 1.0, &L, &beta, NULL), 0);
     ck_assert(REL(L, 2.0) <= 1e-15 && REL(beta, 1.0) <= 1e-15);
@@ -74,7 +65,7 @@ START_TEST(test_plan_thm2)
      * eta = 1/(mu + beta) = 1.4285714285714286, Delta = 5 L (1 + beta/mu)/(n beta)
      * = 0.08249579113843053, T = ceil(7.1666 * log(mu^2 n^2 D^2 / (2 * 6 ln 1000))) = 46,
      * sigma = Delta sqrt(2 ln 2000) = 0.32164689944338803. */
-    dp_linear m = model(DP_LOSS_LOGISTIC, 5, 2, 0.1);
+    dp_linear m = fixture_logistic(5, 0.1);
     dp_output_pert_cfg c = base_cfg();
     dp_output_pert_plan p;
     ck_assert_int_eq(dp_output_pert_make_plan(&m, &c, 1000, &p, NULL), 0);
@@ -111,7 +102,7 @@ START_TEST(test_plan_thm3)
     /* mu = 0, D = 3, otherwise as op-1.2: eta = 1/beta = 2, T = ceil((0.25 n^2 9 /
      * (2 * 6 ln 1000))^(1/3)) = 31, Delta = 3 L T / (beta n) = 0.2630437226013957,
      * sigma = Delta sqrt(2 ln 2000) = 1.0255941136537745 */
-    dp_linear m = model(DP_LOSS_LOGISTIC, 5, 2, 0.0);
+    dp_linear m = fixture_logistic(5, 0.0);
     dp_output_pert_cfg c = base_cfg();
     dp_output_pert_plan p;
     dp_err e;
@@ -141,7 +132,7 @@ START_TEST(test_noise_off_is_gd)
 {
     fixture f;
     fixture_make(&f, 600, 500, 4, 7);
-    dp_linear a = model(DP_LOSS_LOGISTIC, 4, 2, 0.05), b = model(DP_LOSS_LOGISTIC, 4, 2, 0.05);
+    dp_linear a = fixture_logistic(4, 0.05), b = fixture_logistic(4, 0.05);
     dp_output_pert_cfg c = base_cfg();
     c.noise = 0;
     c.iterations = 25;
@@ -149,18 +140,11 @@ START_TEST(test_noise_off_is_gd)
     dp_output_pert_plan p;
     dp_train_result ra, rb;
     ck_assert_int_eq(dp_output_pert_train(&a, &c, &f.tr, &f.te, &p, &ra, NULL), 0);
-    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD, .epochs = 25, .batch_size = f.train.n,
-                       .sampling = DP_SAMPLING_FULL, .lr_schedule = DP_LR_CONSTANT,
-                       .lr = p.eta, .clip = INFINITY, .eval_every = 5, .seed = 1};
-    ck_assert_int_eq(dp_train_linear(&b, &gd, f.train.x, f.train.y, f.train.n, f.test.x,
-                                     f.test.y, f.test.n, &rb, NULL), 0);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    dp_train_cfg gd = fixture_gd_cfg(f.train.n, 25, p.eta, 5, 1);
+    fixture_train_linear(&b, &gd, &f, &rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
     ck_assert_int_eq(ra.n_curve, rb.n_curve);
-    ck_assert(ra.final.train_loss == rb.final.train_loss && ra.noise_std == 0.0);
-    dp_train_result_destroy(&ra);
-    dp_train_result_destroy(&rb);
-    dp_linear_destroy(&a);
-    dp_linear_destroy(&b);
+    train_pair_free(&a, &b, &ra, &rb);
     fixture_free(&f);
 }
 END_TEST
@@ -168,7 +152,7 @@ END_TEST
 START_TEST(test_noise_moments)
 {
     /* 20000 draws of p = 4: the Gaussian's 80000 coordinates have variance sigma^2 */
-    dp_linear m = model(DP_LOSS_LOGISTIC, 3, 2, 0.1);
+    dp_linear m = fixture_logistic(3, 0.1);
     dp_output_pert_cfg c = base_cfg();
     dp_output_pert_plan p;
     ck_assert_int_eq(dp_output_pert_make_plan(&m, &c, 500, &p, NULL), 0);
@@ -205,71 +189,60 @@ START_TEST(test_noise_moments)
 }
 END_TEST
 
+/* One seed's w_priv - w_T, T = 3 */
+static double released_noise(const fixture *f, size_t k, double *z, size_t P)
+{
+    dp_linear a = fixture_logistic(3, 0.1), b = fixture_logistic(3, 0.1);
+    dp_output_pert_cfg c = base_cfg();
+    c.iterations = 3;
+    c.seed = 100 + k;
+    dp_output_pert_plan p;
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_output_pert_train(&a, &c, &f->tr, &f->te, &p, &ra, NULL), 0);
+    c.noise = 0;
+    ck_assert_int_eq(dp_output_pert_train(&b, &c, &f->tr, &f->te, &p, &rb, NULL), 0);
+    for (size_t j = 0; j < P; j++) z[j] = a.w[j] - b.w[j];
+    ck_assert(ra.noise_std == p.noise_std && rb.noise_std == 0.0);
+    train_pair_free(&a, &b, &ra, &rb);
+    return p.noise_scale;
+}
+
 START_TEST(test_end_to_end_noise)
 {
     /* w_priv - w_T over 300 seeds (4 coordinates each) has the plan's variance */
     fixture f;
     fixture_make(&f, 300, 250, 3, 11);
-    const size_t S = 300, P = 4;
-    double *z = malloc(S * P * sizeof *z), sig = 0;
-    for (size_t k = 0; k < S; k++) {
-        dp_linear a = model(DP_LOSS_LOGISTIC, 3, 2, 0.1), b = model(DP_LOSS_LOGISTIC, 3, 2, 0.1);
-        dp_output_pert_cfg c = base_cfg();
-        c.iterations = 3;
-        c.seed = 100 + k;
-        dp_output_pert_plan p;
-        dp_train_result ra, rb;
-        ck_assert_int_eq(dp_output_pert_train(&a, &c, &f.tr, &f.te, &p, &ra, NULL), 0);
-        c.noise = 0;
-        ck_assert_int_eq(dp_output_pert_train(&b, &c, &f.tr, &f.te, &p, &rb, NULL), 0);
-        for (size_t j = 0; j < P; j++) z[k * P + j] = a.w[j] - b.w[j];
-        sig = p.noise_scale;
-        ck_assert(ra.noise_std == p.noise_std && rb.noise_std == 0.0);
-        dp_train_result_destroy(&ra);
-        dp_train_result_destroy(&rb);
-        dp_linear_destroy(&a);
-        dp_linear_destroy(&b);
-    }
-    assert_variance(z, S * P, sig * sig, "op-3.2 w_priv - w_T");
-    free(z);
+    fixture_assert_noise(&f, 300, 4, released_noise, "op-3.2 w_priv - w_T");
     fixture_free(&f);
 }
 END_TEST
+
+/* One run at eps with seed on m (convex_fixture.h's sweep). */
+static void train_at(dp_linear *m, const fixture *f, double eps, uint64_t seed, int noise,
+                     dp_train_result *r)
+{
+    dp_output_pert_cfg c = base_cfg();
+    c.eps = eps;
+    c.seed = seed;
+    c.eval_every = 1000;
+    c.noise = noise;
+    dp_output_pert_plan p;
+    ck_assert_int_eq(dp_output_pert_train(m, &c, &f->tr, &f->te, &p, r, NULL), 0);
+}
 
 START_TEST(test_loss_falls_with_eps)
 {
     /* Mean over 12 seeds of the released model's regularized training loss at eps 0.5,
      * 2, 8 (Thm 2's excess ~ beta p sigma^2 / 2 ~ 1/eps^2): strictly decreasing, and at
-     * eps 8 within 0.02 of the noise-free GD's loss (excess ~ 0.6 * 6 * 0.02^2 / 2). */
+     * eps 8 within 0.02 of the noise-free GD's loss (excess ~ 0.6 * 6 * 0.02^2 / 2; the
+     * config of eps 8's first seed with the noise off). */
     fixture f;
     fixture_make(&f, 2400, 2000, 5, 5);
-    const double eps[] = {0.5, 2.0, 8.0};
-    double mean[3] = {0}, clean = 0;
-    for (int e = 0; e < 3; e++)
-        for (int k = 0; k < 12; k++) {
-            dp_linear m = model(DP_LOSS_LOGISTIC, 5, 2, 0.1);
-            dp_output_pert_cfg c = base_cfg();
-            c.eps = eps[e];
-            c.seed = 1000 + (uint64_t)k;
-            c.eval_every = 1000;
-            dp_output_pert_plan p;
-            dp_train_result r;
-            ck_assert_int_eq(dp_output_pert_train(&m, &c, &f.tr, &f.te, &p, &r, NULL), 0);
-            mean[e] += r.final.train_loss / 12;
-            if (e == 2 && k == 0) {
-                dp_linear g = model(DP_LOSS_LOGISTIC, 5, 2, 0.1);
-                dp_train_result rg;
-                c.noise = 0;
-                ck_assert_int_eq(dp_output_pert_train(&g, &c, &f.tr, &f.te, &p, &rg, NULL), 0);
-                clean = rg.final.train_loss;
-                dp_train_result_destroy(&rg);
-                dp_linear_destroy(&g);
-            }
-            dp_train_result_destroy(&r);
-            dp_linear_destroy(&m);
-        }
-    ck_assert_msg(mean[0] > mean[1] && mean[1] > mean[2], "losses %g %g %g", mean[0], mean[1],
-                  mean[2]);
+    const fixture_sweep sw = {.train = train_at, .d = 5, .l2 = 0.1, .eps = {0.5, 2.0, 8.0},
+                              .seeds = 12, .seed0 = 1000};
+    double mean[3];
+    fixture_assert_falls_with_eps(&f, &sw, mean);
+    double clean = fixture_sweep_run(&f, &sw, sw.eps[2], 1000, 0);
     ck_assert_msg(mean[2] - clean < 0.02 && mean[2] >= clean - 1e-3, "eps 8: %g vs clean %g",
                   mean[2], clean);
     fixture_free(&f);
@@ -281,7 +254,7 @@ START_TEST(test_rows_outside_bound)
     fixture f;
     fixture_make(&f, 100, 80, 3, 2);
     f.train.x[5 * 3] = 1.5; /* row 5 leaves the unit ball */
-    dp_linear m = model(DP_LOSS_LOGISTIC, 3, 2, 0.1);
+    dp_linear m = fixture_logistic(3, 0.1);
     dp_output_pert_cfg c = base_cfg();
     dp_output_pert_plan p;
     dp_train_result r;
@@ -305,9 +278,7 @@ START_TEST(test_huber)
     double *x, *t;
     dp_cvx_set tr, te;
     fixture_regression(300, 250, d, 4, &x, &t, &tr, &te);
-    dp_linear a, b;
-    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, d, 0.5, 0.5, NULL), 0);
-    ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, d, 0.5, 0.5, NULL), 0);
+    dp_linear a = fixture_huber(d, 0.5, 0.5), b = fixture_huber(d, 0.5, 0.5);
     dp_output_pert_cfg c = base_cfg();
     c.norm_bound = 2.0; /* F(0) depends on the targets: D given */
     c.noise = 0;
@@ -316,16 +287,14 @@ START_TEST(test_huber)
     ck_assert_int_eq(dp_output_pert_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
     /* Huber, B = 1: L = 0.5 sqrt 2, beta = 2 + 0.5 */
     ck_assert(REL(p.L, 0.5 * sqrt(2.0)) <= 1e-15 && REL(p.beta, 2.5) <= 1e-15);
-    dp_train_cfg gd = {.algorithm = DP_ALGO_SGD, .epochs = (int)p.T, .batch_size = 250,
-                       .sampling = DP_SAMPLING_FULL, .lr_schedule = DP_LR_CONSTANT,
-                       .lr = p.eta, .clip = INFINITY, .eval_every = 1, .seed = 1};
-    ck_assert_int_eq(dp_train_linear_reg(&b, &gd, x, t, 250, te.x, te.t, 50, &rb, NULL), 0);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    dp_train_cfg gd = fixture_gd_cfg(250, (int)p.T, p.eta, 1, 1);
+    fixture_train_reg(&b, &gd, &tr, &te, &rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
     ck_assert(isfinite(ra.final.test_rmse) && isnan(ra.final.test_accuracy));
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
     dp_linear_destroy(&a);
-    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, d, 0.5, 0.5, NULL), 0);
+    a = fixture_huber(d, 0.5, 0.5);
     c.noise = 1;
     ck_assert_int_eq(dp_output_pert_train(&a, &c, &tr, &te, &p, &ra, NULL), 0);
     ck_assert(isfinite(ra.final.test_rmse) && ra.noise_std == p.noise_std);

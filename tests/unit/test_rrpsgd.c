@@ -18,19 +18,10 @@
 #include "algorithms/privacy/theorems.h"
 #include "algorithms/rrpsgd.h"
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
-
 static dp_rrpsgd_cfg base_cfg(void)
 {
     return (dp_rrpsgd_cfg){.eps = 0.5, .delta = 1e-3, .feature_bound = 1.0, .eval_every = 100,
                            .noise = 1, .seed = 1};
-}
-
-static dp_linear model(size_t d, double l2)
-{
-    dp_linear m;
-    ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, d, 2, l2, NULL), 0);
-    return m;
 }
 
 START_TEST(test_plan)
@@ -40,7 +31,7 @@ START_TEST(test_plan)
      * Thm 5 sigma^2 = 4 L^2 + p s^2 = 21773.27226116113,
      * D_F = sqrt(2 ln 2 / 0.51) = 1.6487038052633898,
      * eta = min(1/0.51, D_F / (sigma n)) = 1.1173282739529085e-05 */
-    dp_linear m = model(5, 0.01);
+    dp_linear m = fixture_logistic(5, 0.01);
     dp_rrpsgd_cfg c = base_cfg();
     dp_rrpsgd_plan p;
     ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 1000, &p, NULL), 0);
@@ -67,7 +58,7 @@ END_TEST
 
 START_TEST(test_round)
 {
-    dp_linear m = model(2, 0.0);
+    dp_linear m = fixture_logistic(2, 0.0);
     dp_rrpsgd_cfg c = base_cfg();
     dp_rrpsgd_plan p;
     ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, 300, &p, NULL), 0);
@@ -99,7 +90,7 @@ START_TEST(test_noise_off_is_sgd)
 {
     fixture f;
     fixture_make(&f, 400, 300, 4, 3);
-    dp_linear a = model(4, 0.05), b = model(4, 0.05);
+    dp_linear a = fixture_logistic(4, 0.05), b = fixture_logistic(4, 0.05);
     dp_rrpsgd_cfg c = base_cfg();
     c.noise = 0;
     c.step = 0.3;
@@ -107,53 +98,57 @@ START_TEST(test_noise_off_is_sgd)
     dp_train_result ra, rb;
     ck_assert_int_eq(dp_rrpsgd_make_plan(&a, &c, f.train.n, &p, NULL), 0);
     ck_assert_int_eq(dp_rrpsgd_run(&a, &c, &p, 3 * (long)f.train.n, &f.tr, &f.te, &ra, NULL), 0);
-    dp_train_cfg t = {.algorithm = DP_ALGO_SGD, .epochs = 3, .batch_size = 1,
-                      .sampling = DP_SAMPLING_WOR, .lr_schedule = DP_LR_CONSTANT, .lr = 0.3,
-                      .clip = INFINITY, .eval_every = 1, .seed = 1};
-    ck_assert_int_eq(dp_train_linear(&b, &t, f.train.x, f.train.y, f.train.n, f.test.x,
-                                     f.test.y, f.test.n, &rb, NULL), 0);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    dp_train_cfg t = fixture_sgd_cfg(DP_SAMPLING_WOR, 1, 3, 0.3, 1, 1);
+    fixture_train_linear(&b, &t, &f, &rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
     ck_assert_int_eq(ra.iterations, 900);
-    ck_assert(ra.final.train_loss == rb.final.train_loss && ra.noise_std == 0.0);
-    dp_train_result_destroy(&ra);
-    dp_train_result_destroy(&rb);
-    dp_linear_destroy(&a);
-    dp_linear_destroy(&b);
+    train_pair_free(&a, &b, &ra, &rb);
     fixture_free(&f);
 }
 END_TEST
 
+/* R = 1: w_1(noise) - w_1(clean) = -eta z_0, so z_0 = -(difference)/eta */
+static double round_noise(const fixture *f, size_t k, double *z, size_t P)
+{
+    dp_rrpsgd_cfg c = base_cfg();
+    c.seed = 900 + k;
+    c.step = 0.01;
+    dp_linear a = fixture_logistic(3, 0.1), b = fixture_logistic(3, 0.1);
+    dp_rrpsgd_plan p;
+    dp_train_result ra, rb;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(&a, &c, f->train.n, &p, NULL), 0);
+    ck_assert_int_eq(dp_rrpsgd_run(&a, &c, &p, 1, &f->tr, &f->te, &ra, NULL), 0);
+    c.noise = 0;
+    ck_assert_int_eq(dp_rrpsgd_run(&b, &c, &p, 1, &f->tr, &f->te, &rb, NULL), 0);
+    for (size_t j = 0; j < P; j++) z[j] = -(a.w[j] - b.w[j]) / 0.01;
+    ck_assert(ra.noise_std == p.sigma);
+    train_pair_free(&a, &b, &ra, &rb);
+    return p.sigma;
+}
+
 START_TEST(test_round_noise)
 {
-    /* R = 1: w_1(noise) - w_1(clean) = -eta z_0, so z_0 = -(difference)/eta */
+    /* 400 seeds of one round's 4 coordinates */
     fixture f;
     fixture_make(&f, 100, 80, 3, 9);
-    const size_t S = 400, P = 4;
-    double *z = malloc(S * P * sizeof *z), sig = 0;
-    for (size_t k = 0; k < S; k++) {
-        dp_rrpsgd_cfg c = base_cfg();
-        c.seed = 900 + k;
-        c.step = 0.01;
-        dp_linear a = model(3, 0.1), b = model(3, 0.1);
-        dp_rrpsgd_plan p;
-        dp_train_result ra, rb;
-        ck_assert_int_eq(dp_rrpsgd_make_plan(&a, &c, f.train.n, &p, NULL), 0);
-        ck_assert_int_eq(dp_rrpsgd_run(&a, &c, &p, 1, &f.tr, &f.te, &ra, NULL), 0);
-        c.noise = 0;
-        ck_assert_int_eq(dp_rrpsgd_run(&b, &c, &p, 1, &f.tr, &f.te, &rb, NULL), 0);
-        for (size_t j = 0; j < P; j++) z[k * P + j] = -(a.w[j] - b.w[j]) / 0.01;
-        sig = p.sigma;
-        ck_assert(ra.noise_std == p.sigma);
-        dp_train_result_destroy(&ra);
-        dp_train_result_destroy(&rb);
-        dp_linear_destroy(&a);
-        dp_linear_destroy(&b);
-    }
-    assert_variance(z, S * P, sig * sig, "rr-4.1 round noise");
-    free(z);
+    fixture_assert_noise(&f, 400, 4, round_noise, "rr-4.1 round noise");
     fixture_free(&f);
 }
 END_TEST
+
+/* R = 5000 rounds of Thm 5's step at eps with seed on m (convex_fixture.h's sweep). */
+static void train_at(dp_linear *m, const fixture *f, double eps, uint64_t seed, int noise,
+                     dp_train_result *r)
+{
+    dp_rrpsgd_cfg c = base_cfg();
+    c.eps = eps;
+    c.seed = seed;
+    c.eval_every = 100000;
+    c.noise = noise;
+    dp_rrpsgd_plan p;
+    ck_assert_int_eq(dp_rrpsgd_make_plan(m, &c, f->train.n, &p, NULL), 0);
+    ck_assert_int_eq(dp_rrpsgd_run(m, &c, &p, 5000, &f->tr, &f->te, r, NULL), 0);
+}
 
 START_TEST(test_loss_falls_with_eps)
 {
@@ -162,25 +157,10 @@ START_TEST(test_loss_falls_with_eps)
      * strictly decreasing */
     fixture f;
     fixture_make(&f, 600, 500, 4, 6);
-    const double eps[] = {0.05, 0.2, 1.0};
-    double mean[3] = {0};
-    for (int e = 0; e < 3; e++)
-        for (int k = 0; k < 10; k++) {
-            dp_linear m = model(4, 0.05);
-            dp_rrpsgd_cfg c = base_cfg();
-            c.eps = eps[e];
-            c.seed = 40 + (uint64_t)k;
-            c.eval_every = 100000;
-            dp_rrpsgd_plan p;
-            dp_train_result r;
-            ck_assert_int_eq(dp_rrpsgd_make_plan(&m, &c, f.train.n, &p, NULL), 0);
-            ck_assert_int_eq(dp_rrpsgd_run(&m, &c, &p, 5000, &f.tr, &f.te, &r, NULL), 0);
-            mean[e] += r.final.grad_norm * r.final.grad_norm / 10;
-            dp_train_result_destroy(&r);
-            dp_linear_destroy(&m);
-        }
-    ck_assert_msg(mean[0] > mean[1] && mean[1] > mean[2], "||grad||^2 %g %g %g", mean[0],
-                  mean[1], mean[2]);
+    const fixture_sweep sw = {.train = train_at, .d = 4, .l2 = 0.05, .eps = {0.05, 0.2, 1.0},
+                              .seeds = 10, .seed0 = 40, .grad2 = 1};
+    double mean[3];
+    fixture_assert_falls_with_eps(&f, &sw, mean);
     fixture_free(&f);
 }
 END_TEST
@@ -196,9 +176,7 @@ START_TEST(test_huber)
         t[i] = x[i * d] + 0.3 + 0.1 * dp_rng_gaussian(&r);
     }
     dp_cvx_set tr = {x, NULL, t, 160}, te = {x + 160 * d, NULL, t + 160, 40};
-    dp_linear a, b;
-    ck_assert_int_eq(dp_linear_init_regression(&a, DP_LOSS_HUBER, d, 1.0, 0.1, NULL), 0);
-    ck_assert_int_eq(dp_linear_init_regression(&b, DP_LOSS_HUBER, d, 1.0, 0.1, NULL), 0);
+    dp_linear a = fixture_huber(d, 1.0, 0.1), b = fixture_huber(d, 1.0, 0.1);
     dp_rrpsgd_cfg c = base_cfg();
     dp_rrpsgd_plan p;
     dp_err e;
@@ -209,16 +187,11 @@ START_TEST(test_huber)
     ck_assert_int_eq(dp_rrpsgd_make_plan(&a, &c, 160, &p, NULL), 0);
     dp_train_result ra, rb;
     ck_assert_int_eq(dp_rrpsgd_run(&a, &c, &p, 320, &tr, &te, &ra, NULL), 0);
-    dp_train_cfg s = {.algorithm = DP_ALGO_SGD, .epochs = 2, .batch_size = 1,
-                      .sampling = DP_SAMPLING_WOR, .lr_schedule = DP_LR_CONSTANT, .lr = 0.2,
-                      .clip = INFINITY, .eval_every = 1, .seed = 1};
-    ck_assert_int_eq(dp_train_linear_reg(&b, &s, x, t, 160, te.x, te.t, 40, &rb, NULL), 0);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
+    dp_train_cfg s = fixture_sgd_cfg(DP_SAMPLING_WOR, 1, 2, 0.2, 1, 1);
+    fixture_train_reg(&b, &s, &tr, &te, &rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
     ck_assert(isfinite(ra.final.test_rmse));
-    dp_train_result_destroy(&ra);
-    dp_train_result_destroy(&rb);
-    dp_linear_destroy(&a);
-    dp_linear_destroy(&b);
+    train_pair_free(&a, &b, &ra, &rb);
     free(x);
     free(t);
 }

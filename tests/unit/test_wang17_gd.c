@@ -38,19 +38,10 @@
 #include "algorithms/train_model.h"
 #include "algorithms/wang17_gd.h"
 
-#define REL(a, b) (fabs((a) - (b)) / fabs(b))
-
 static dp_wang17_cfg base_cfg(void)
 {
     return (dp_wang17_cfg){.eps = 1.0, .delta = 1e-5, .feature_bound = 1.0, .eval_every = 10,
                            .noise = 1, .seed = 1};
-}
-
-static dp_linear model(size_t d, double l2)
-{
-    dp_linear m;
-    ck_assert_int_eq(dp_linear_init(&m, DP_LOSS_LOGISTIC, d, 2, l2, NULL), 0);
-    return m;
 }
 
 /* The error's message contains what. */
@@ -138,7 +129,7 @@ END_TEST
 
 START_TEST(test_plan)
 {
-    dp_linear m = model(5, 0.1);
+    dp_linear m = fixture_logistic(5, 0.1);
     dp_wang17_cfg c = base_cfg();
     dp_wang17_plan p;
     ck_assert_int_eq(dp_wang17_make_plan(&m, &c, 1000, &p, NULL), 0);
@@ -162,7 +153,7 @@ START_TEST(test_plan)
     ck_assert(REL(q.c_effective, p.c_effective) <= 1e-12);
     /* mu = 0: no theorem T, an explicit one runs; eta stays 1/beta */
     dp_linear_destroy(&m);
-    m = model(5, 0.0);
+    m = fixture_logistic(5, 0.0);
     c.step = 0.0;
     ck_assert_int_eq(dp_wang17_make_plan(&m, &c, 1000, &q, NULL), 0);
     ck_assert(q.T == 100 && q.T_theorem == 0 && REL(q.eta, 2.0) <= 1e-15);
@@ -179,7 +170,7 @@ END_TEST
 
 START_TEST(test_bad_parameters)
 {
-    dp_linear m = model(5, 0.1), z = model(5, 0.0), sq;
+    dp_linear m = fixture_logistic(5, 0.1), z = fixture_logistic(5, 0.0), sq;
     ck_assert_int_eq(dp_linear_init_regression(&sq, DP_LOSS_SQUARED, 5, 0.0, 0.1, NULL), 0);
     dp_wang17_plan p, keep;
     memset(&p, 0x5a, sizeof p);
@@ -249,59 +240,33 @@ END_TEST
 
 // ---- w17-3: noise off is gd ------------------------------------------------------------------
 
-static int same_result(const dp_train_result *a, const dp_train_result *b)
-{
-    return a->diverged == b->diverged && a->iterations == b->iterations &&
-           a->n_curve == b->n_curve && memcmp(&a->final, &b->final, sizeof a->final) == 0 &&
-           memcmp(a->curve, b->curve, a->n_curve * sizeof *a->curve) == 0;
-}
-
-static dp_train_cfg gd_cfg(size_t n, int T, double lr, int eval_every)
-{
-    return (dp_train_cfg){.algorithm = DP_ALGO_SGD, .epochs = T, .batch_size = n,
-                          .sampling = DP_SAMPLING_FULL, .lr_schedule = DP_LR_CONSTANT,
-                          .lr = lr, .clip = INFINITY, .eval_every = eval_every, .seed = 1};
-}
-
 START_TEST(test_noise_off_is_gd)
 {
     fixture f;
     fixture_make(&f, 500, 400, 4, 8);
-    dp_linear a = model(4, 0.05), b = model(4, 0.05);
+    dp_linear a = fixture_logistic(4, 0.05), b = fixture_logistic(4, 0.05);
     dp_wang17_cfg c = base_cfg();
     c.noise = 0;
     dp_wang17_plan p;
     dp_train_result ra, rb;
     ck_assert_int_eq(dp_wang17_train(&a, &c, &f.tr, &f.te, &p, &ra, NULL), 0);
     ck_assert(p.T_from_theorem && p.T > 1);
-    dp_train_cfg gd = gd_cfg(f.train.n, (int)p.T, p.eta, 10);
-    ck_assert_int_eq(dp_train_linear(&b, &gd, f.train.x, f.train.y, f.train.n, f.test.x,
-                                     f.test.y, f.test.n, &rb, NULL), 0);
-    ck_assert(memcmp(a.w, b.w, a.n_params * sizeof *a.w) == 0);
-    ck_assert(same_result(&ra, &rb) && ra.noise_std == 0.0);
-    dp_train_result_destroy(&ra);
-    dp_train_result_destroy(&rb);
-    dp_linear_destroy(&a);
-    dp_linear_destroy(&b);
+    dp_train_cfg gd = fixture_gd_cfg(f.train.n, (int)p.T, p.eta, 10, 1);
+    fixture_train_linear(&b, &gd, &f, &rb);
+    fixture_assert_noise_off(&a, &b, &ra, &rb);
+    ck_assert(train_same_result(&ra, &rb));
+    train_pair_free(&a, &b, &ra, &rb);
     fixture_free(&f);
 }
 END_TEST
-
-static void build_mlp(dp_model *m, size_t in, int hidden, size_t max_batch, uint64_t seed)
-{
-    dp_err e;
-    const int h[] = {hidden};
-    ck_assert_msg(dp_model_build_named(m, "mlp", h, 1, "tanh", 1, 1, (int)in, 2, max_batch,
-                                       seed, &e) == DP_OK, "%s", e.msg);
-}
 
 START_TEST(test_noise_off_is_gd_deep)
 {
     fixture f;
     fixture_make(&f, 120, 100, 4, 5);
     dp_model a, b;
-    build_mlp(&a, 4, 6, 64, 3);
-    build_mlp(&b, 4, 6, 64, 3);
+    fixture_model(&a, "mlp", 6, 4, 64, 3);
+    fixture_model(&b, "mlp", 6, 4, 64, 3);
     dp_wang17_cfg c = base_cfg();
     c.noise = 0;
     c.iterations = 30;
@@ -310,11 +275,10 @@ START_TEST(test_noise_off_is_gd_deep)
     dp_train_result ra, rb;
     ck_assert_int_eq(dp_wang17_train_model(&a, &c, 0.01, 1.0, f.train.x, f.train.y, f.train.n,
                                            f.test.x, f.test.y, f.test.n, &p, &ra, NULL), 0);
-    dp_train_cfg gd = gd_cfg(f.train.n, 30, 0.3, 10);
-    ck_assert_int_eq(dp_train_model(&b, &gd, 0.01, f.train.x, f.train.y, f.train.n, f.test.x,
-                                    f.test.y, f.test.n, &rb, NULL), 0);
+    dp_train_cfg gd = fixture_gd_cfg(f.train.n, 30, 0.3, 10, 1);
+    fixture_train_model(&b, &gd, 0.01, &f, &rb);
     ck_assert(memcmp(a.params, b.params, a.n_params * sizeof *a.params) == 0);
-    ck_assert(same_result(&ra, &rb) && ra.noise_std == 0.0);
+    ck_assert(train_same_result(&ra, &rb) && ra.noise_std == 0.0);
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
     dp_model_destroy(&a);
@@ -341,13 +305,13 @@ START_TEST(test_noise_one_step)
     c.eps = 2.0;
     dp_wang17_plan p = {0};
     dp_train_result r;
-    dp_linear off = model(d, 0.01);
+    dp_linear off = fixture_logistic(d, 0.01);
     c.noise = 0;
     ck_assert_int_eq(dp_wang17_train(&off, &c, &f.tr, &f.te, &p, &r, NULL), 0);
     dp_train_result_destroy(&r);
     c.noise = 1;
     for (int k = 0; k < SEEDS; k++) {
-        dp_linear on = model(d, 0.01);
+        dp_linear on = fixture_logistic(d, 0.01);
         c.seed = 100 + (uint64_t)k;
         ck_assert_int_eq(dp_wang17_train(&on, &c, &f.tr, &f.te, &p, &r, NULL), 0);
         ck_assert(r.noise_std == p.sigma);
@@ -384,7 +348,7 @@ START_TEST(test_noise_over_steps)
     dp_wang17_plan p = {0};
     dp_train_result r;
     for (int k = 0; k < SEEDS; k++) {
-        dp_linear m = model(d, 0.0);
+        dp_linear m = fixture_logistic(d, 0.0);
         c.seed = 200 + (uint64_t)k;
         ck_assert_int_eq(dp_wang17_train(&m, &c, &tr, &te, &p, &r, NULL), 0);
         ck_assert_int_eq(r.iterations, T);
@@ -410,7 +374,7 @@ START_TEST(test_noise_deep)
     fixture f;
     fixture_make(&f, 80, 60, 4, 6);
     dp_model off, on;
-    build_mlp(&off, 4, 200, 64, 9);
+    fixture_model(&off, "mlp", 200, 4, 64, 9);
     const size_t P = off.n_params;
     ck_assert_uint_eq(P, 1402);
     double *z = malloc(SEEDS * P * sizeof *z);
@@ -427,7 +391,7 @@ START_TEST(test_noise_deep)
     dp_train_result_destroy(&r);
     c.noise = 1;
     for (int k = 0; k < SEEDS; k++) {
-        build_mlp(&on, 4, 200, 64, 9);
+        fixture_model(&on, "mlp", 200, 4, 64, 9);
         c.seed = 300 + (uint64_t)k;
         ck_assert_int_eq(dp_wang17_train_model(&on, &c, 0.01, 1.0, f.train.x, f.train.y,
                                                f.train.n, f.test.x, f.test.y, f.test.n, &p,
@@ -450,36 +414,31 @@ END_TEST
 
 // ---- w17-5: utility ----------------------------------------------------------------------------
 
+/* One run at eps with seed on m, the theorem's T and eta (convex_fixture.h's sweep). */
+static void train_at(dp_linear *m, const fixture *f, double eps, uint64_t seed, int noise,
+                     dp_train_result *r)
+{
+    dp_wang17_cfg c = base_cfg();
+    c.eps = eps;
+    c.seed = seed;
+    c.eval_every = 100000;
+    c.noise = noise;
+    dp_wang17_plan p;
+    ck_assert_int_eq(dp_wang17_train(m, &c, &f->tr, &f->te, &p, r, NULL), 0);
+}
+
 START_TEST(test_loss_falls_with_eps)
 {
     /* mean over 6 seeds of the released model's regularized training loss at eps 0.2, 1,
-     * 5 (the theorem's T and eta): strictly decreasing, and at eps 5 within 0.01 of gd's */
+     * 5 (the theorem's T and eta): strictly decreasing, and at eps 5 within 0.01 of gd's
+     * (eps 5's last seed with the noise off) */
     fixture f;
     fixture_make(&f, 1500, 1200, 5, 12);
-    const double eps[] = {0.2, 1.0, 5.0};
-    double mean[3] = {0};
-    dp_wang17_cfg c = base_cfg();
-    c.eval_every = 100000;
-    dp_wang17_plan p;
-    dp_train_result r;
-    for (int e = 0; e < 3; e++)
-        for (int k = 0; k < 6; k++) {
-            dp_linear m = model(5, 0.1);
-            c.eps = eps[e];
-            c.seed = 400 + (uint64_t)k;
-            ck_assert_int_eq(dp_wang17_train(&m, &c, &f.tr, &f.te, &p, &r, NULL), 0);
-            mean[e] += r.final.train_loss / 6;
-            dp_train_result_destroy(&r);
-            dp_linear_destroy(&m);
-        }
-    dp_linear g = model(5, 0.1);
-    c.noise = 0;
-    ck_assert_int_eq(dp_wang17_train(&g, &c, &f.tr, &f.te, &p, &r, NULL), 0);
-    double clean = r.final.train_loss;
-    dp_train_result_destroy(&r);
-    dp_linear_destroy(&g);
-    ck_assert_msg(mean[0] > mean[1] && mean[1] > mean[2], "losses %g %g %g", mean[0], mean[1],
-                  mean[2]);
+    const fixture_sweep sw = {.train = train_at, .d = 5, .l2 = 0.1, .eps = {0.2, 1.0, 5.0},
+                              .seeds = 6, .seed0 = 400};
+    double mean[3];
+    fixture_assert_falls_with_eps(&f, &sw, mean);
+    double clean = fixture_sweep_run(&f, &sw, sw.eps[2], 405, 0);
     ck_assert_msg(fabs(mean[2] - clean) < 0.01, "eps 5: %g vs gd %g", mean[2], clean);
     fixture_free(&f);
 }
