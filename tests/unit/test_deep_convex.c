@@ -156,6 +156,15 @@ static void ref_train(dp_model *m, const ref_run *c, const double *x, const int 
     free(yb);
 }
 
+/* a's weights are ref_train's, run on m (a's initial weights) with f's training rows;
+ * what is the message otherwise. */
+static void assert_written_out(const dp_model *a, dp_model *m, const ref_run *ref,
+                               const fixture *f, const char *what)
+{
+    ref_train(m, ref, f->train.x, f->train.y, f->train.n);
+    ck_assert_msg(fixture_same_params(a, m), "%s", what);
+}
+
 // ---- dc-1: max_steps ---------------------------------------------------------------------
 
 START_TEST(test_max_steps_mid_epoch)
@@ -228,10 +237,9 @@ START_TEST(test_max_steps_reference)
         ref_run ref = {.b = 3, .clip = cfg.clip, .std = r.noise_std,
                        .schedule = DP_LR_CONSTANT, .lr = 0.2, .l2 = 0.02, .steps = 20,
                        .seed = 7};
-        ref_train(&b, &ref, f.train.x, f.train.y, f.train.n);
-        ck_assert_msg(fixture_same_params(&a, &b),
-                      "dc-1.2 %s: max_steps 20 is not 20 written-out steps",
-                      dp ? "dp_sgd" : "sgd");
+        assert_written_out(&a, &b, &ref, &f,
+                           dp ? "dc-1.2 dp_sgd: max_steps 20 is not 20 written-out steps"
+                              : "dc-1.2 sgd: max_steps 20 is not 20 written-out steps");
         dp_train_result_destroy(&r);
         dp_model_destroy(&a);
         dp_model_destroy(&b);
@@ -614,8 +622,7 @@ START_TEST(test_bs_noise_off)
     ck_assert(fixture_same_params(&a, &b) && same_result(&ra, &rb));
     ref_run ref = {.b = 10, .clip = 0.7, .schedule = DP_LR_INVERSE_SQRT_T, .lr = p.a,
                    .steps = 144, .seed = 5};
-    ref_train(&c0, &ref, f.train.x, f.train.y, f.train.n);
-    ck_assert_msg(fixture_same_params(&a, &c0), "dc-3.2: not the written-out loop");
+    assert_written_out(&a, &c0, &ref, &f, "dc-3.2: not the written-out loop");
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
     destroy3(&a, &b, &c0);
@@ -642,9 +649,7 @@ START_TEST(test_bs_noise_on)
     /* std: what the trainer multiplies out, sigma up to one rounding of sigma/clip */
     ref_run ref = {.b = 10, .clip = 0.7, .std = std, .schedule = DP_LR_INVERSE_T,
                    .lr = 0.05, .l2 = 0.01, .steps = 144, .seed = 5};
-    ref_train(&b, &ref, f.train.x, f.train.y, f.train.n);
-    ck_assert_msg(fixture_same_params(&a, &b),
-                  "dc-3.3: not the written-out loop with noise std sigma");
+    assert_written_out(&a, &b, &ref, &f, "dc-3.3: not the written-out loop with noise std sigma");
     c.noise = 0;
     ck_assert_int_eq(bs_train(&c0, &c, 0.01, 0.7, &f, &p, &rc, NULL), 0);
     ck_assert(!fixture_same_params(&a, &c0) && rc.noise_std == 0.0);
@@ -732,8 +737,7 @@ START_TEST(test_rr_noise_off)
     ck_assert(fixture_same_params(&a, &b) && same_result(&ra, &rb));
     ref_run ref = {.b = 1, .clip = 0.8, .schedule = DP_LR_CONSTANT, .lr = 0.01, .l2 = 0.01,
                    .steps = 123, .seed = 3};
-    ref_train(&c0, &ref, f.train.x, f.train.y, f.train.n);
-    ck_assert_msg(fixture_same_params(&a, &c0), "dc-4.2: not 123 written-out rounds");
+    assert_written_out(&a, &c0, &ref, &f, "dc-4.2: not 123 written-out rounds");
     dp_train_result_destroy(&ra);
     dp_train_result_destroy(&rb);
     destroy3(&a, &b, &c0);
@@ -763,9 +767,7 @@ START_TEST(test_rr_noise_on)
     ck_assert(ra.noise_std == p.sigma / 0.8 * 0.8);
     ref_run ref = {.b = 1, .clip = 0.8, .std = ra.noise_std, .schedule = DP_LR_CONSTANT,
                    .lr = 0.01, .l2 = 0.01, .steps = 123, .seed = 3};
-    ref_train(&b, &ref, f.train.x, f.train.y, f.train.n);
-    ck_assert_msg(fixture_same_params(&a, &b),
-                  "dc-4.3: not 123 written-out rounds with noise sigma");
+    assert_written_out(&a, &b, &ref, &f, "dc-4.3: not 123 written-out rounds with noise sigma");
     c.noise = 0;
     ck_assert_int_eq(rr_run(&c0, &c, &p, 123, &f, &rc, NULL), 0);
     ck_assert(!fixture_same_params(&a, &c0));
