@@ -29,6 +29,20 @@ head -c 100 "$WORK/clean/runs.jsonl" >> "$WORK/killed/runs.jsonl"
 "$DPERM" run "$FIX/sweep.yaml" --out "$WORK/killed" --resume --quiet >/dev/null
 check "a trailing half line is repaired" sh -c "jq -e . '$WORK/killed/runs.jsonl' >/dev/null && [ \$(wc -l < '$WORK/killed/runs.jsonl') = 48 ]"
 
+# A record without a status (or with an unknown one) is failed for every reader
+# (store/record.h): resume retries it as merge and report count it failed.
+cp -r "$WORK/killed" "$WORK/nostatus"
+jq -c 'if .index == 3 then del(.status) elif .index == 5 then .status = "done" else . end' \
+  "$WORK/killed/runs.jsonl" > "$WORK/nostatus/runs.jsonl"
+"$DPERM" merge "$WORK/nostatus" > "$WORK/ns.merge" 2>&1
+check "merge counts records without a known status as failed" \
+  grep -q '2 failed' "$WORK/ns.merge"
+"$DPERM" run "$FIX/sweep.yaml" --out "$WORK/nostatus" --resume > /dev/null 2> "$WORK/ns.err"
+check "resume retries the two: 46 of 48 recorded, running 2" \
+  grep -q '46 of 48 runs already recorded in .*; running 2' "$WORK/ns.err"
+check "... and then every run is recorded ok or diverged, once" \
+  sh -c "[ \$(wc -l < '$WORK/nostatus/runs.jsonl') = 48 ] && [ \$(jq -r 'select(.status != \"ok\" and .status != \"diverged\") | .id' '$WORK/nostatus/runs.jsonl' | wc -l) = 0 ]"
+
 # ---- the printed hint continues the same sweep ------------------------------------------
 # An interrupted quick sweep into a folder of its own (a space in its name) prints the
 # command that continues it: that command, pasted as it is, finishes the same 32 runs.
