@@ -193,7 +193,7 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
     /* The step's noise on as many threads as the BLAS uses; its numbers do not depend on
      * how many (rng.h). */
     if (!s->mean_clip && s->noise_std > 0.0)
-        dp_noise_add_gaussian(noise, s->g, P, s->noise_std, dp_blas_threads());
+        dp_noise_add_gaussian(noise, s->g, P, s->noise_std, dp_threads());
 
     int keep = c->partial_batch == DP_PARTIAL_KEEP && c->sampling == DP_SAMPLING_SHUFFLE;
     int l2_in = c->l2_placement == DP_L2_IN_GRADIENT;
@@ -221,7 +221,7 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
         clip_tensors(ops, d, c->clip);
         if (s->noise_std > 0.0)
             dp_noise_add_gaussian(noise, d, P, s->noise_std / (double)c->batch_size,
-                                  dp_blas_threads());
+                                  dp_threads());
         if (l2_in)
             for (size_t j = 0; j < P; j++) d[j] += mu * w[j];
     } else if (l2_in) {

@@ -16,7 +16,8 @@ void dp_axpy(double *y, double a, const double *x, size_t n);
 void dp_scal(double *x, double a, size_t n);
 
 /* C (m,n) = alpha * op(A) op(B) + beta * C, row-major; transa/transb are 0 or 1.
- * op(A) is (m,k), op(B) is (k,n). */
+ * op(A) is (m,k), op(B) is (k,n). A large product runs on dp_threads() threads, with the
+ * same bits on any number of them. */
 void dp_gemm(int transa, int transb, size_t m, size_t n, size_t k, double alpha,
              const double *A, size_t lda, const double *B, size_t ldb, double beta,
              double *C, size_t ldc);
@@ -60,10 +61,14 @@ int dp_all_finite(const double *x, size_t n);
 /* The BLAS kernel set in use (openblas_get_corename()) and configuration string. */
 const char *dp_blas_corename(void);
 const char *dp_blas_config(void);
-/* Set the BLAS thread count (openblas_set_num_threads). */
-void dp_blas_set_threads(int n);
-/* The BLAS thread count in force (openblas_get_num_threads), >= 1: other parallel work of
- * a step (the noise) uses as many. */
-int dp_blas_threads(void);
+/* dperm's thread budget in this process (1 until set): the threads that a large GEMM, a
+ * model's lanes and a step's noise may use. The BLAS itself always runs one thread, so no
+ * result depends on the budget (vec.c says why). */
+void dp_set_threads(int n);
+int dp_threads(void);
+/* on = 1: every GEMM this thread makes is one single-threaded BLAS call, whatever its size,
+ * for code that is itself one of several threads with a fixed share of the work (a model's
+ * lanes, model_run.c), where the split would only cost speed. Returns the old setting. */
+int dp_gemm_unsplit(int on);
 
 #endif

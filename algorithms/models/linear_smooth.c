@@ -59,7 +59,7 @@ static double smoothed(const dp_linear *m, const double *x, const int *y, const 
     const double invk = 1.0 / (double)K;
     const dp_rng r0 = *rng;
     dp_rng_seek(rng, r0.position + Kz); /* K blocks, one per copy, whatever sigma_s */
-    int threads = dp_blas_threads();
+    int threads = dp_threads();
     dp_linear mk = *m; /* the copy the residuals are evaluated at */
     double total = 0.0;
     for (size_t k = 0; k < Kz; k++) {

@@ -32,7 +32,7 @@
  * the buffers added in lane order; a dense layer's the same way when it has few outputs,
  * otherwise by output rows over the whole chunk (lane j forms rows j*O/L up to
  * (j+1)*O/L of dW and db, no sum across lanes; model.c says when).
- * Threads: as many as the BLAS thread count in force (dp_blas_threads), at most one per
+ * Threads: as many as dperm's thread budget (dp_threads), at most one per
  * lane, and one for a chunk too small to repay a thread (model_run.c); the lanes of a
  * thread run in turn. Every result is computed by the same calls in the same order
  * whatever the thread count, so results do not depend on it, bit for bit (tested).

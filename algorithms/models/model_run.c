@@ -359,11 +359,13 @@ typedef struct lane_thread {
 
 static void lane_worker(const lane_thread *t)
 {
+    int was = dp_gemm_unsplit(1); /* a lane's GEMMs are its own thread's, whole */
     for (int p = 0; p < t->phases; p++) {
         for (int j = 0; j < t->lanes; j++)
             if (t->mask >> j & 1u) t->fn(t->ctx, p, j);
         if (t->sync && p + 1 < t->phases) sync_wait(t->sync);
     }
+    dp_gemm_unsplit(was);
 }
 
 /* The model's helper threads, started by its first run on several threads and kept
@@ -440,7 +442,7 @@ void dp_model_lanes_stop(dp_model *m)
 
 void dp_model_run_lanes(dp_model *m, size_t B, int phases, dp_lane_fn fn, void *ctx)
 {
-    int L = m->lanes, blas = dp_blas_threads(), T = blas < L ? blas : L;
+    int L = m->lanes, budget = dp_threads(), T = budget < L ? budget : L;
     if ((double)B * (double)m->n_params < DP_LANE_MIN_WORK) T = 1;
     struct dp_lane_pool *p = T > 1 ? pool_get(m, T - 1) : NULL;
     int helpers = p ? p->n : 0, U = 1 + (helpers < T - 1 ? helpers : T - 1);
@@ -455,7 +457,6 @@ void dp_model_run_lanes(dp_model *m, size_t B, int phases, dp_lane_fn fn, void *
         th[t] = (lane_thread){fn, ctx, t < U ? phases : 0, L, 0, U > 1 ? &sync : NULL};
         for (int j = t; t < U && j < L; j += U) th[t].mask |= 1u << j;
     }
-    if (blas > 1) dp_blas_set_threads(1);
     unsigned done = 0;
     if (U > 1) {
         p->work = th;
@@ -468,7 +469,6 @@ void dp_model_run_lanes(dp_model *m, size_t B, int phases, dp_lane_fn fn, void *
         event_wait(&p->done, done, DP_SPIN_BARRIER_US);
         event_destroy(&sync.ev);
     }
-    if (blas > 1) dp_blas_set_threads(blas);
 }
 
 // ---- chunks -----------------------------------------------------------------------------------

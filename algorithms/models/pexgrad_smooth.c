@@ -555,7 +555,7 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
     const double invk = 1.0 / (double)K;
     const dp_rng r0 = *rng;
     dp_rng_seek(rng, r0.position + Kz); /* K blocks, one per copy, whatever sigma_s */
-    int threads = dp_blas_threads();
+    int threads = dp_threads();
     double total = 0.0;
 
     for (size_t n0 = 0; n0 < B; n0 += s->chunk) {

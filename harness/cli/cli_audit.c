@@ -217,9 +217,9 @@ int cli_audit(int argc, char **argv)
         audit_set_destroy(&a);
         return EXIT_USAGE;
     }
-    /* Trials are small problems, run one after another: a second BLAS thread per GEMM of a
-     * few hundred rows costs more than it saves. */
-    dp_blas_set_threads(1);
+    /* Trials are small problems, run one after another: a second thread per GEMM of a few
+     * hundred rows costs more than it saves. */
+    dp_set_threads(1);
     a.progress = stderr;
     size_t n = a.g.n;
     audit_result *r = calloc(n ? n : 1, sizeof *r);

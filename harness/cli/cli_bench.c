@@ -46,7 +46,7 @@ static const char BENCH_HELP[] =
     "  --model M          linear_784_10, mlp_784_512_128_10, cnn_mnist,\n"
     "                     mlp_3072_1536_128_10 (repeatable; default: all four)\n"
     "  --batch B          examples per step (default 256)\n"
-    "  --threads T        BLAS threads (default: the number of cores)\n"
+    "  --threads T        threads (default: the number of cores)\n"
     "  --seconds S        minimum length of a timed block (default 0.3)\n"
     "  --repeats R        timed blocks per measurement (default 5)\n"
     "  --dplis-samples K  DPlis's perturbed copies (default 10; 0 leaves DPlis out)\n"
@@ -126,7 +126,7 @@ typedef struct step_ctx {
     int *y;
     dp_rng noise;
     size_t batch;
-    int threads;          /* for the noise, as many as BLAS uses */
+    int threads;          /* for the noise, the budget of dp_set_threads */
     dp_smoother *smooth;  /* DP-LSSGD: one per parameter tensor (weights, biases) */
     size_t *smooth_off;   /* where each tensor starts in the flat parameters */
     size_t n_smooth;
@@ -379,7 +379,7 @@ int cli_bench(int argc, char **argv)
     int want[N_MODELS] = {0};
     int status = parse_args(argc, argv, &o, want);
     if (status >= 0) return status;
-    dp_blas_set_threads(o.threads);
+    dp_set_threads(o.threads);
     print_head(&o);
     fflush(stdout);
     for (size_t k = 0; k < N_MODELS; k++) {

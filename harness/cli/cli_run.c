@@ -447,7 +447,7 @@ static int execute(sweep *s, size_t *todo, size_t n_todo, dp_err *err)
     progress_init(&s->prog, stderr, n_todo, s->opt.quiet);
     int workers = s->opt.jobs < (int)n_todo ? s->opt.jobs : (int)(n_todo ? n_todo : 1);
     pool_opts po = {.workers = workers,
-                    .blas_threads = blas_env_threads_per_worker(workers),
+                    .threads = blas_env_threads_per_worker(workers),
                     .tmpdir = s->folder.work_path};
     int rc = pool_run(todo, n_todo, &po, run_job, job_done, s, err);
     progress_finish(&s->prog);

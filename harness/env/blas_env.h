@@ -4,10 +4,12 @@
  * and falls back to generic SSE3 kernels (about 4x slower GEMM). OpenBLAS reads
  * OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS and OPENBLAS_THREAD_TIMEOUT only when it is
  * loaded, i.e. before main(), so dperm detects the CPU, sets them, and re-executes itself
- * once. A user's own values always win. The thread timeout makes idle BLAS threads sleep
- * after 2^10 cycles instead of spinning for 2^28, so other work (the noise of a DP-SGD
- * step) gets the cores between GEMMs. Threads start at 1: each worker process sets its own count after fork, so
- * workers x threads never exceeds the cores.
+ * once. A user's own values always win. OpenBLAS runs one thread (dp_set_threads keeps it
+ * there: its threaded GEMMs change the last bits with the thread count, vec.c); dperm's
+ * own threads, set per worker process after fork, split the large GEMMs, the lanes and
+ * the noise, so workers x threads never exceeds the cores. The thread timeout matters only
+ * to a user who sets OPENBLAS_NUM_THREADS for other programs: idle BLAS threads sleep
+ * after 2^10 cycles instead of spinning for 2^28.
  */
 #ifndef DPERM_BLAS_ENV_H
 #define DPERM_BLAS_ENV_H
@@ -18,7 +20,8 @@ void blas_env_setup(char **argv);
 /* The kernel name dperm would choose for this CPU ("SkylakeX", "Haswell") or NULL. */
 const char *blas_env_detect_coretype(void);
 
-/* Threads each of `workers` processes should use so the cores are not oversubscribed. */
+/* Threads (dp_set_threads) each of `workers` processes should use so the cores are not
+ * oversubscribed. */
 int blas_env_threads_per_worker(int workers);
 
 #endif

@@ -56,7 +56,7 @@ static void child_main(size_t job, pid_t parent, const pool_opts *o, pool_run_fn
     signal(SIGTERM, SIG_DFL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(3); /* the parent died before prctl took effect */
-    dp_blas_set_threads(o->blas_threads);
+    dp_set_threads(o->threads);
 
     json_t *rec = run(job, ctx);
     if (!rec) _exit(4);

@@ -1,7 +1,7 @@
 /* pool.h: running jobs in worker processes, at most N at once.
  *
  * Each job runs in its own forked process (a crash in one run cannot take the sweep
- * down, and each worker sets its own BLAS thread count). The child writes its record to
+ * down, and each worker sets its own thread budget, dp_set_threads). The child writes its record to
  * a temporary file with store_write_atomic and exits; the parent, the only writer of
  * runs.jsonl, reads it after the child has exited, so a record is seen whole or not at
  * all. Children are killed when the parent dies (PR_SET_PDEATHSIG), so a kill -9 of
@@ -29,7 +29,7 @@ typedef int (*pool_done_fn)(size_t job, json_t *record, const char *failure, voi
 
 typedef struct pool_opts {
     int workers;          /* >= 1 */
-    int blas_threads;     /* BLAS threads in each worker */
+    int threads;          /* dperm threads in each worker (dp_set_threads) */
     const char *tmpdir;   /* folder for the children's record files (exists) */
 } pool_opts;
 

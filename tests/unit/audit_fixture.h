@@ -30,7 +30,7 @@ static inline void audit_fixture_run(const char *config, size_t n_runs, int i,
 {
     *ran = 0;
     if ((size_t)i % test_case_stride() != 0) return;
-    dp_blas_set_threads(1); /* as `dperm audit` does */
+    dp_set_threads(1); /* as `dperm audit` does */
     audit_set a;
     dp_err err;
     dp_err_clear(&err);

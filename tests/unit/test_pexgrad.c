@@ -192,17 +192,17 @@ static void check_threads(dp_model *m, size_t B, uint64_t seed)
 {
     size_t P = m->n_params;
     batch b = make_batch(m, B, seed);
-    int saved = dp_blas_threads();
+    int saved = dp_threads();
     double *g[2], *s[2], *sq[2], loss[2], closs[2];
     for (int t = 0; t < 2; t++) {
-        dp_blas_set_threads(t + 1);
+        dp_set_threads(t + 1);
         g[t] = calloc(P, sizeof *g[t]), s[t] = calloc(P, sizeof *s[t]);
         sq[t] = calloc(B, sizeof *sq[t]);
         ck_assert(g[t] && s[t] && sq[t]);
         loss[t] = dp_model_loss_grad(m, b.x, b.y, B, g[t]);
         closs[t] = dp_model_clipped_grad(m, b.x, b.y, B, 0.5, s[t], sq[t]);
     }
-    dp_blas_set_threads(saved);
+    dp_set_threads(saved);
     ck_assert_mem_eq(&loss[0], &loss[1], sizeof loss[0]);
     ck_assert_mem_eq(&closs[0], &closs[1], sizeof closs[0]);
     ck_assert_mem_eq(g[0], g[1], P * sizeof *g[0]);

@@ -438,10 +438,10 @@ START_TEST(test_threads)
                                           NULL),
                      DP_OK);
     ck_assert_uint_gt(m.n_params, DP_NOISE_CHUNK);
-    int saved = dp_blas_threads();
-    dp_blas_set_threads(2);
+    int saved = dp_threads();
+    dp_set_threads(2);
     check_reductions(&m, &ref, 8, 308);
-    dp_blas_set_threads(saved);
+    dp_set_threads(saved);
     dp_model_destroy(&m), dp_model_destroy(&ref);
 }
 END_TEST

@@ -1,0 +1,166 @@
+/* test_vec.c: the GEMM wrappers of algorithms/base/vec.c split large products across
+ * dperm's threads; the results must be the product (against a plain triple loop) and the
+ * same bits on 1, 2, 3 and 5 threads. The shapes include the two that OpenBLAS's own
+ * threads computed differently on one and two threads (256 x 512 x 784 on SkylakeX
+ * kernels, 1024 x 10 x 784 on Haswell kernels), each transpose, a leading dimension wider
+ * than the matrix, and sides that are not a multiple of the block. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/base/vec.h"
+#include "tests/unit/test_util.h"
+
+typedef struct gemm_shape {
+    int ta, tb;
+    size_t m, n, k, pad; /* pad: extra columns in every leading dimension */
+} gemm_shape;
+
+static const gemm_shape SHAPES[] = {
+    {0, 0, 256, 512, 784, 0},  {0, 1, 1024, 10, 784, 0}, {1, 0, 10, 784, 1100, 0},
+    {1, 1, 300, 197, 333, 3},  {0, 0, 65, 1000, 129, 5},  {1, 0, 784, 512, 256, 0},
+};
+#define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
+
+static double frand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (double)(*s >> 8) / (double)(1u << 24) - 0.5;
+}
+
+/* op(A) (m,k) and op(B) (k,n) stored with their leading dimensions; C (m,n). */
+typedef struct gemm_data {
+    size_t rows_a, cols_a, rows_b, cols_b, lda, ldb, ldc;
+    double *A, *B, *C0;
+    float *Af, *Bf, *Cf0;
+} gemm_data;
+
+static gemm_data make_data(const gemm_shape *g)
+{
+    gemm_data d;
+    d.rows_a = g->ta ? g->k : g->m, d.cols_a = g->ta ? g->m : g->k;
+    d.rows_b = g->tb ? g->n : g->k, d.cols_b = g->tb ? g->k : g->n;
+    d.lda = d.cols_a + g->pad, d.ldb = d.cols_b + g->pad, d.ldc = g->n + g->pad;
+    d.A = malloc(d.rows_a * d.lda * sizeof *d.A);
+    d.B = malloc(d.rows_b * d.ldb * sizeof *d.B);
+    d.C0 = malloc(g->m * d.ldc * sizeof *d.C0);
+    d.Af = malloc(d.rows_a * d.lda * sizeof *d.Af);
+    d.Bf = malloc(d.rows_b * d.ldb * sizeof *d.Bf);
+    d.Cf0 = malloc(g->m * d.ldc * sizeof *d.Cf0);
+    ck_assert(d.A && d.B && d.C0 && d.Af && d.Bf && d.Cf0);
+    unsigned s = 12345u;
+    for (size_t i = 0; i < d.rows_a * d.lda; i++) d.Af[i] = (float)(d.A[i] = frand(&s));
+    for (size_t i = 0; i < d.rows_b * d.ldb; i++) d.Bf[i] = (float)(d.B[i] = frand(&s));
+    for (size_t i = 0; i < g->m * d.ldc; i++) d.Cf0[i] = (float)(d.C0[i] = frand(&s));
+    return d;
+}
+
+static void free_data(gemm_data *d)
+{
+    free(d->A), free(d->B), free(d->C0), free(d->Af), free(d->Bf), free(d->Cf0);
+}
+
+static double op_a(const gemm_shape *g, const gemm_data *d, size_t i, size_t p)
+{
+    return g->ta ? d->A[p * d->lda + i] : d->A[i * d->lda + p];
+}
+
+static double op_b(const gemm_shape *g, const gemm_data *d, size_t p, size_t j)
+{
+    return g->tb ? d->B[j * d->ldb + p] : d->B[p * d->ldb + j];
+}
+
+/* The shape's double product on `threads` threads, alpha 0.75, beta -0.5. */
+static double *run_dgemm(const gemm_shape *g, const gemm_data *d, int threads)
+{
+    double *C = malloc(g->m * d->ldc * sizeof *C);
+    ck_assert(C != NULL);
+    memcpy(C, d->C0, g->m * d->ldc * sizeof *C);
+    dp_set_threads(threads);
+    dp_gemm(g->ta, g->tb, g->m, g->n, g->k, 0.75, d->A, d->lda, d->B, d->ldb, -0.5, C, d->ldc);
+    dp_set_threads(1);
+    return C;
+}
+
+static float *run_sgemm(const gemm_shape *g, const gemm_data *d, int threads)
+{
+    float *C = malloc(g->m * d->ldc * sizeof *C);
+    ck_assert(C != NULL);
+    memcpy(C, d->Cf0, g->m * d->ldc * sizeof *C);
+    dp_set_threads(threads);
+    dp_sgemm(g->ta, g->tb, g->m, g->n, g->k, 0.75f, d->Af, d->lda, d->Bf, d->ldb, -0.5f, C,
+             d->ldc);
+    dp_set_threads(1);
+    return C;
+}
+
+/* Every element against the triple loop: within 1e-12 (double) and 2e-5 (float) of the sum
+ * of |terms|, the rounding of k products in either precision; padding untouched. */
+static void check_product(const gemm_shape *g, const gemm_data *d, const double *C,
+                          const float *Cf)
+{
+    for (size_t i = 0; i < g->m; i++)
+        for (size_t j = 0; j < d->ldc; j++) {
+            size_t at = i * d->ldc + j;
+            if (j >= g->n) {
+                ck_assert_msg(C[at] == d->C0[at] && Cf[at] == d->Cf0[at],
+                              "padding (%zu, %zu) written", i, j);
+                continue;
+            }
+            double want = -0.5 * d->C0[at], size = 0.5 * fabs(d->C0[at]);
+            for (size_t p = 0; p < g->k; p++) {
+                double t = 0.75 * op_a(g, d, i, p) * op_b(g, d, p, j);
+                want += t, size += fabs(t);
+            }
+            ck_assert_msg(fabs(C[at] - want) <= 1e-12 * size, "dgemm (%zu, %zu): %.17g, want %.17g",
+                          i, j, C[at], want);
+            ck_assert_msg(fabs(Cf[at] - want) <= 2e-5 * size, "sgemm (%zu, %zu): %.9g, want %.17g",
+                          i, j, (double)Cf[at], want);
+        }
+}
+
+START_TEST(test_gemm_threads)
+{
+    const gemm_shape *g = &SHAPES[_i];
+    gemm_data d = make_data(g);
+    double *C1 = run_dgemm(g, &d, 1);
+    float *Cf1 = run_sgemm(g, &d, 1);
+    check_product(g, &d, C1, Cf1);
+    static const int threads[] = {2, 3, 5};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        double *C = run_dgemm(g, &d, threads[t]);
+        float *Cf = run_sgemm(g, &d, threads[t]);
+        ck_assert_msg(memcmp(C, C1, g->m * d.ldc * sizeof *C) == 0,
+                      "dgemm %zu x %zu x %zu (ta %d, tb %d): %d threads differ from 1", g->m,
+                      g->n, g->k, g->ta, g->tb, threads[t]);
+        ck_assert_msg(memcmp(Cf, Cf1, g->m * d.ldc * sizeof *Cf) == 0,
+                      "sgemm %zu x %zu x %zu (ta %d, tb %d): %d threads differ from 1", g->m,
+                      g->n, g->k, g->ta, g->tb, threads[t]);
+        free(C), free(Cf);
+    }
+    free(C1), free(Cf1);
+    free_data(&d);
+}
+END_TEST
+
+/* The budget is what was set, at least 1. */
+START_TEST(test_thread_budget)
+{
+    dp_set_threads(3);
+    ck_assert_int_eq(dp_threads(), 3);
+    dp_set_threads(0);
+    ck_assert_int_eq(dp_threads(), 1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("vec");
+    TCase *tc = tcase_create("gemm");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_gemm_threads, 0, (int)N_SHAPES);
+    tcase_add_test(tc, test_thread_budget);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}
