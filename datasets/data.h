@@ -111,6 +111,8 @@ typedef struct dp_data_opts {
     size_t n_train;             /* 0: the rest of the training pool */
     size_t n_validation;        /* held out of the training pool */
     double test_fraction;       /* 0: the official test file; else a random fraction */
+    size_t n_public;            /* the first n_public test rows are the public set (PATE's
+                                   unlabeled student pool), the rest the test set */
     int evaluate_on_validation; /* runs report validation metrics instead of test */
     uint64_t seed;              /* dataset.seed: split and subsample permutation */
     /* dataset.standardize, images with scale minmax only: after the map to [0, 1],
@@ -139,6 +141,7 @@ typedef struct dp_data {
     size_t rows_read;         /* rows in the files, before any cleaning */
     size_t rows_dropped;      /* dropped for missing values */
     dp_dataset train, validation, test;
+    dp_dataset public_set;    /* opts.n_public rows taken from the test rows (else empty) */
     int c, h, w;              /* example shape (CHW); tables 1 x 1 x d */
     char class_names[DP_DATA_MAX_CLASSES][48]; /* of the final label indices */
     int n_classes;            /* 0 regression */

@@ -28,6 +28,7 @@ void dp_data_destroy(dp_data *d)
     if (!d) return;
     dp_dataset_destroy(&d->train);
     dp_dataset_destroy(&d->validation);
+    dp_dataset_destroy(&d->public_set);
     dp_dataset_destroy(&d->test);
     memset(d, 0, sizeof *d);
 }

@@ -12,7 +12,9 @@
  *      file order), else the last round(n f) rows of the shuffled pool; then `subsample`
  *      caps the training pool, its first n_validation rows are the validation set and
  *      the next n_train (default: the rest) the training set. DP-LSSGD's 50K/10K of
- *      MNIST's training file + the official test is split {validation: 10000};
+ *      MNIST's training file + the official test is split {validation: 10000}. PATE's
+ *      public set (split.public: P) is the first P test rows (the official file's order,
+ *      as Papernot et al.'s code takes test_data[:stdnt_share]), the test set the rest;
  *   5. features: categorical columns one-hot (Zhang17: "translate all category
  *      variables into binary features") or kept as codes;
  *   6. scaling with statistics of the TRAINING rows only, so validation and test do not
@@ -213,10 +215,10 @@ static int fill_part(dp_dataset *ds, const char *name, const dp_raw *raw,
     return DP_OK;
 }
 
-/* Scale columns (steps 6-7) with statistics of train; apply to all three parts. */
+/* Scale columns (steps 6-7) with statistics of train; apply to every part. */
 static int scale_features(dp_data *out, const dp_raw *raw, const dp_data_opts *o, dp_err *err)
 {
-    dp_dataset *parts[3] = {&out->train, &out->validation, &out->test};
+    dp_dataset *parts[4] = {&out->train, &out->validation, &out->test, &out->public_set};
     size_t D = out->train.d, n = out->train.n;
     double *a = malloc(D * sizeof *a), *b = malloc(D * sizeof *b); /* x' = (x - a) * b */
     if (!a || !b) {
@@ -264,7 +266,7 @@ static int scale_features(dp_data *out, const dp_raw *raw, const dp_data_opts *o
         }
         free(m2);
     }
-    for (int p = 0; p < 3 && (!identity || o->unit_l2); p++) {
+    for (int p = 0; p < 4 && (!identity || o->unit_l2); p++) {
         dp_dataset *ds = parts[p];
         for (size_t i = 0; i < ds->n; i++) {
             double *x = ds->x + i * D;
@@ -305,8 +307,8 @@ static void scale_target(dp_data *out, const dp_data_opts *o)
         shift = m;
         scale = s > 0 ? s : 1;
     }
-    dp_dataset *parts[3] = {&out->train, &out->validation, &out->test};
-    for (int p = 0; p < 3; p++)
+    dp_dataset *parts[4] = {&out->train, &out->validation, &out->test, &out->public_set};
+    for (int p = 0; p < 4; p++)
         for (size_t i = 0; i < parts[p]->n; i++)
             parts[p]->t[i] = (parts[p]->t[i] - shift) / scale;
     out->target_shift = shift;
@@ -368,6 +370,11 @@ int dp_prep_apply(dp_raw *raw, const dp_data_opts *o, dp_data *out, dp_err *err)
         goto out;
     }
     size_t *test_rows = rows + n_pool;
+    if (o->n_public >= n_test) {
+        rc = dp_err_set(err, DP_EINVAL, "dataset.split.public %zu leaves no test rows: %s has "
+                        "%zu; give at most %zu", o->n_public, o->name, n_test, n_test - 1);
+        goto out;
+    }
     if (o->subsample) {
         if (o->subsample > n_pool) {
             rc = dp_err_set(err, DP_EINVAL, "dataset.subsample %zu exceeds the %zu rows of the "
@@ -395,8 +402,13 @@ int dp_prep_apply(dp_raw *raw, const dp_data_opts *o, dp_data *out, dp_err *err)
     snprintf(nm, sizeof nm, "%s/validation", out->name);
     if ((rc = fill_part(&out->validation, nm, raw, o, fill, rows, o->n_validation, D, err)))
         goto out;
+    snprintf(nm, sizeof nm, "%s/public", out->name);
+    if ((rc = fill_part(&out->public_set, nm, raw, o, fill, test_rows, o->n_public, D, err)))
+        goto out;
     snprintf(nm, sizeof nm, "%s/test", out->name);
-    if ((rc = fill_part(&out->test, nm, raw, o, fill, test_rows, n_test, D, err))) goto out;
+    if ((rc = fill_part(&out->test, nm, raw, o, fill, test_rows + o->n_public,
+                        n_test - o->n_public, D, err)))
+        goto out;
     if ((rc = scale_features(out, raw, o, err))) goto out;
     if (raw->t) scale_target(out, o);
     else out->target_scale = 1;

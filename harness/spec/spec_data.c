@@ -18,8 +18,11 @@
  *   dataset.classes       list of class names               all
  *   dataset.subsample     int >= 1                          all training-pool rows
  *   dataset.split         {train: int >= 1, validation: int >= 0,
- *                          test_fraction: number in (0, 1)} official test file if any,
- *                                                           else test_fraction 0.2
+ *                          test_fraction: number in (0, 1), official test file if any,
+ *                          public: int >= 0}                else test_fraction 0.2;
+ *                                                           public: the first rows of
+ *                                                           the test set are PATE's
+ *                                                           public set, the rest test
  *   dataset.test_fraction the same as split.test_fraction (not both)
  *   dataset.evaluate      test | validation                 test
  *   dataset.fallback      bool (mnist only)                 true: fashion_mnist when
@@ -47,7 +50,7 @@ static const char *const REAL_KEYS[] = {
     "normalize", "one_hot", "labels",        "positive", "target_scale", "missing",
     "classes", "subsample", "evaluate",     "fallback", "required", "standardize"};
 static const char *const STANDARDIZE_KEYS[] = {"mean", "std"};
-static const char *const SPLIT_KEYS[] = {"train", "validation", "test_fraction"};
+static const char *const SPLIT_KEYS[] = {"train", "validation", "test_fraction", "public"};
 static const char *const SCALES[] = {"none", "minmax", "standardize"};
 static const char *const NORMALIZES[] = {"none", "unit_l2"};
 static const char *const LABELS[] = {"index", "pm1"};
@@ -100,6 +103,8 @@ static int read_split(const cfg_node *ds, dp_data_opts *o, dp_err *err)
     if ((rc = cfg_read_int(sp, "dataset.split", "validation", 0, 0, 0, LONG_MAX, &v, err)))
         return rc;
     o->n_validation = (size_t)v;
+    if ((rc = cfg_read_int(sp, "dataset.split", "public", 0, 0, 0, LONG_MAX, &v, err))) return rc;
+    o->n_public = (size_t)v;
     return 0;
 }
 

@@ -93,6 +93,8 @@ json_t *data_cache_describe(const dp_data *d, dp_err *err)
     json_object_set_new(prep, "test", o->test_fraction > 0 ? json_real(o->test_fraction)
                                                            : json_string("official"));
     json_object_set_new(prep, "seed", json_integer((json_int_t)o->seed));
+    if (o->n_public) /* PATE: the first test rows, before the test set */
+        json_object_set_new(prep, "public_rows", json_integer((json_int_t)o->n_public));
     json_t *rec = json_pack(
         "{s:s, s:s, s:b, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:[i,i,i], s:o, s:o}",
         "name", d->name, "requested", d->requested, "fallback",

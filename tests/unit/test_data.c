@@ -203,6 +203,35 @@ START_TEST(test_prep_split)
 }
 END_TEST
 
+/* prep-1.6: PATE's public set: the first split.public rows of the test set in file order,
+ * scaled like the others, the test set the rest; one that leaves no test row is an
+ * error naming the largest allowed. */
+START_TEST(test_prep_public)
+{
+    dp_data_opts o = opts();
+    dp_data a, b;
+    dp_err e;
+    o.scale = DP_SCALE_MINMAX;
+    ck_assert_int_eq(prep(&o, &a, &e), DP_OK);
+    ck_assert_uint_eq(a.test.n, 2);
+    ck_assert_uint_eq(a.public_set.n, 0);
+    o.n_public = 1;
+    ck_assert_int_eq(prep(&o, &b, &e), DP_OK);
+    ck_assert_uint_eq(b.public_set.n, 1);
+    ck_assert_uint_eq(b.test.n, 1);
+    ck_assert_uint_eq(b.train.n, a.train.n);
+    ck_assert_mem_eq(b.public_set.x, a.test.x, 4 * sizeof(double));
+    ck_assert_int_eq(b.public_set.y[0], a.test.y[0]);
+    ck_assert_mem_eq(b.test.x, a.test.x + 4, 4 * sizeof(double));
+    ck_assert_int_eq(b.test.y[0], a.test.y[1]);
+    dp_data_destroy(&a);
+    dp_data_destroy(&b);
+    o.n_public = 2;
+    ck_assert_int_eq(prep(&o, &a, &e), DP_EINVAL);
+    ck_assert_str_eq(e.msg, "dataset.split.public 2 leaves no test rows: t has 2; give at most 1");
+}
+END_TEST
+
 /* Three CIFAR-10 records (two training, one test) in one folder, read by the CIFAR
  * reader: record r, channel c, pixel p has byte (40 + 60 c + 7 r + p) mod 256, so the
  * channels (CHW planes of 1024 bytes) differ. */
@@ -594,6 +623,7 @@ static Suite *suite(void)
     test_add_case(s, "prep-1.3", test_prep_scaling, 30);
     test_add_case(s, "prep-1.4", test_prep_labels, 30);
     test_add_case(s, "prep-1.5", test_prep_split, 30);
+    test_add_case(s, "prep-1.6", test_prep_public, 30);
     test_add_case(s, "prep-1.6", test_prep_standardize, 30);
     test_add_case(s, "disc-1.1", test_search_order, 30);
     test_add_case(s, "disc-1.2", test_locate, 30);
