@@ -76,6 +76,42 @@ double dp_pate_logq_lnmax(const double *votes, size_t k, double lambda);
 void dp_pate_rdp_pure_eps(double logq, double eps, const double *orders, size_t n,
                           double *rdp);
 
+// ---- smooth sensitivity (pate_smooth.c) ------------------------------------------------
+/* A data-dependent cost is released privately by adding Gaussian noise scaled by its
+ * smooth sensitivity (Papernot et al. 2018, Appendices B.4 and C): the local sensitivity
+ * at distance d (how much one teacher's vote, d teachers away from the actual votes, can
+ * change the cost) discounted by exp(-beta d), maximized over d. */
+
+#define DP_PATE_MAX_CLASSES 64
+
+/* ln q0: below it GNMax's data-dependent RDP at `order` is below the data-independent
+ * order / sigma^2 and Theorem 6's conditions hold; NAN when no such q exists. */
+double dp_pate_logq0_gnmax(double sigma, double order);
+
+/* Bounds on the q of a histogram one teacher's vote away from one with q (Prop. 13):
+ * (k - 1)/2 erfc(erfc^-1(2q / (k - 1)) +- 1/sigma), the upper capped at 1. */
+double dp_pate_q_lower_gnmax(double q, double sigma, size_t k);
+double dp_pate_q_upper_gnmax(double q, double sigma, size_t k);
+
+/* ls[d], d < teachers: an upper bound on the local sensitivity at distance d of GNMax's
+ * data-dependent RDP at `order` for votes[0..k) (Algorithms 3-5). DP_EINVAL when k is
+ * outside [2, DP_PATE_MAX_CLASSES] or q0 does not exist for (sigma, order); else 0. */
+int dp_pate_local_sensitivity_gnmax(const double *votes, size_t k, size_t teachers,
+                                    double sigma, double order, double *ls);
+
+/* The same for Confident-GNMax's threshold test (its RDP as a function of the top vote,
+ * stepped one vote at a time): ls[d], d < teachers. */
+void dp_pate_local_sensitivity_threshold(const double *votes, size_t k, size_t teachers,
+                                         double threshold, double sigma1, double order,
+                                         double *ls);
+
+/* max_d ls[d] exp(-beta d): the beta-smooth sensitivity from local ones. */
+double dp_pate_discounted_max(double beta, const double *ls, size_t n);
+
+/* The RDP at `order` of releasing a value plus its smooth sensitivity times N(0, sigma^2)
+ * (Theorem 23, GNSS); NAN unless 1 < order < 1 / (2 beta). */
+double dp_pate_rdp_gnss(double beta, double sigma, double order);
+
 /* The same checks for callers: sigma > 0, every order > 1, k >= 2. DP_EINVAL naming the
  * parameter, else 0. */
 int dp_pate_check(double sigma, const double *orders, size_t n, size_t k, dp_err *err);
