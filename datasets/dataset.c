@@ -116,3 +116,25 @@ int dp_dataset_split(const dp_dataset *all, size_t n_train, uint64_t seed,
     free(perm);
     return DP_OK;
 }
+
+int dp_dataset_part(const dp_dataset *src, size_t count, size_t index, dp_dataset *out,
+                    dp_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (count == 0 || count > src->n)
+        return dp_err_set(err, DP_EINVAL, "%zu parts of %zu rows: a part would be empty; use "
+                          "at most %zu", count, src->n, src->n);
+    if (index >= count)
+        return dp_err_set(err, DP_EINVAL, "part %zu of %zu does not exist", index, count);
+    /* (index + 1) n <= n^2: exact in size_t for the n < 2^32 rows a dataset can have */
+    size_t lo = index * src->n / count, hi = (index + 1) * src->n / count;
+    char suffix[8];
+    snprintf(suffix, sizeof suffix, "p%zu", index % 10000);
+    if (alloc_like(out, src, hi - lo, suffix) != DP_OK)
+        return dp_err_set(err, DP_ENOMEM, "out of memory for part %zu of %zu", index, count);
+    size_t d = src->d;
+    memcpy(out->x, src->x + lo * d, (hi - lo) * d * sizeof *out->x);
+    if (out->y) memcpy(out->y, src->y + lo, (hi - lo) * sizeof *out->y);
+    if (out->t) memcpy(out->t, src->t + lo, (hi - lo) * sizeof *out->t);
+    return DP_OK;
+}

@@ -46,6 +46,13 @@ int dp_synthetic_make(dp_dataset *out, const dp_synthetic_params *p, dp_err *err
 int dp_dataset_split(const dp_dataset *all, size_t n_train, uint64_t seed,
                      dp_dataset *train, dp_dataset *test, dp_err *err);
 
+/* out = rows [floor(i n / count), floor((i + 1) n / count)) of src, i = index: part i of
+ * `count` disjoint parts that cover src (PATE's teachers; src's rows are already in a
+ * seeded order, the split's permutation). DP_EINVAL when count is 0 or above src->n (a
+ * part would be empty) or index >= count; DP_ENOMEM. */
+int dp_dataset_part(const dp_dataset *src, size_t count, size_t index, dp_dataset *out,
+                    dp_err *err);
+
 /* Allocate an (n, d) dataset with x and, for n_classes >= 2, y, else t (regression).
  * Contents uninitialised. DP_ENOMEM (err says how large) leaves *ds empty. */
 int dp_dataset_alloc(dp_dataset *ds, const char *name, size_t n, size_t d, int n_classes,

@@ -298,6 +298,33 @@ void dp_linear_grad_accumulate(double *g, const double *x, const double *R,
  * stay in cache and to bound the one allocation. */
 #define EVAL_BLOCK 1024
 
+int dp_linear_predict(const dp_linear *m, const double *x, size_t n, int *labels)
+{
+    if (!is_classification(m->loss)) return DP_EINVAL;
+    if (n == 0) return DP_OK;
+    size_t block = n < EVAL_BLOCK ? n : EVAL_BLOCK;
+    int k = m->k;
+    double *S = malloc(block * (size_t)k * sizeof *S);
+    if (!S) return DP_ENOMEM;
+    for (size_t start = 0; start < n; start += block) {
+        size_t nb = n - start < block ? n - start : block;
+        scores(m, x + start * m->d, nb, S);
+        for (size_t i = 0; i < nb; i++) {
+            if (m->loss == DP_LOSS_LOGISTIC) {
+                labels[start + i] = S[i] > 0.0;
+                continue;
+            }
+            const double *row = S + i * (size_t)k;
+            int best = 0;
+            for (int j = 1; j < k; j++)
+                if (row[j] > row[best]) best = j;
+            labels[start + i] = best;
+        }
+    }
+    free(S);
+    return DP_OK;
+}
+
 int dp_linear_evaluate(const dp_linear *m, const double *x, const int *y, size_t n,
                        double *mean_loss, double *accuracy)
 {

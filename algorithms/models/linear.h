@@ -134,6 +134,11 @@ double dp_linear_smoothed_clipped_grad_reg(const dp_linear *m, const double *x,
 int dp_linear_evaluate(const dp_linear *m, const double *x, const int *y, size_t n,
                        double *mean_loss, double *accuracy);
 
+/* labels[i] = the class m predicts for row i of x (n,d): argmax of the scores, ties to the
+ * lower class (binary logistic: 1 iff the score is > 0), as dp_linear_evaluate counts.
+ * Returns 0, DP_EINVAL for a regression model, or DP_ENOMEM. */
+int dp_linear_predict(const dp_linear *m, const double *x, size_t n, int *labels);
+
 /* Mean data loss (no l2) and root-mean-square residual sqrt(mean (s_i - t_i)^2) over a
  * whole dataset x (n,d), t (n), in blocks, for a regression model. Either output pointer
  * may be NULL; n == 0 gives NaN for both. Both are accumulated with scaling, so they are

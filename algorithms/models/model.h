@@ -274,6 +274,10 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
 int dp_model_evaluate(dp_model *m, const double *x, const int *y, size_t n,
                       double *mean_loss, double *accuracy);
 
+/* labels[i] = argmax of the logits of row i of x (n examples), ties to the lower class,
+ * as dp_model_evaluate counts. Cannot fail. */
+void dp_model_predict(dp_model *m, const double *x, size_t n, int *labels);
+
 /* The model registry (house rule 18): name, one-line description, source. */
 typedef struct dp_model_info {
     const char *name;

@@ -531,6 +531,23 @@ double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
     return total;
 }
 
+void dp_model_predict(dp_model *m, const double *x, size_t n, int *labels)
+{
+    int K = m->n_classes;
+    for (size_t n0 = 0; n0 < n; n0 += m->max_batch) {
+        size_t nb = n - n0 < m->max_batch ? n - n0 : m->max_batch;
+        run_chunk(&(chunk_job){.m = m, .B = nb, .convert = n0 == 0, .x = x + n0 * m->in_size});
+        const double *s = dp_model_logits(m);
+        for (size_t i = 0; i < nb; i++) {
+            const double *row = s + i * (size_t)K;
+            int best = 0;
+            for (int j = 1; j < K; j++)
+                if (row[j] > row[best]) best = j;
+            labels[n0 + i] = best;
+        }
+    }
+}
+
 int dp_model_evaluate(dp_model *m, const double *x, const int *y, size_t n,
                       double *mean_loss, double *accuracy)
 {

@@ -240,6 +240,7 @@ static void check_evaluate(dp_loss_kind loss, int n_classes)
 
     double loss_ref = 0.0;
     long correct = 0;
+    static int preds[N];
     for (int i = 0; i < N; i++) {
         loss_ref += naive_residual(&m, x + i * D, y[i], rn);
         int pred;
@@ -255,7 +256,14 @@ static void check_evaluate(dp_loss_kind loss, int n_classes)
                 if (rn[j] + (j == y[i]) > rn[pred] + (pred == y[i])) pred = j;
         }
         correct += pred == y[i];
+        preds[i] = pred;
     }
+    /* dp_linear_predict gives the same labels (PATE's teachers vote with it) */
+    int *got = malloc(N * sizeof *got);
+    ck_assert(got != NULL);
+    ck_assert_int_eq(dp_linear_predict(&m, x, N, got), DP_OK);
+    ck_assert_mem_eq(got, preds, N * sizeof *got);
+    free(got);
     double ml, acc;
     ck_assert_int_eq(dp_linear_evaluate(&m, x, y, N, &ml, &acc), DP_OK);
     ck_assert_double_eq_tol(ml, loss_ref / N, 1e-10 * loss_ref / N);

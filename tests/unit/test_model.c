@@ -423,7 +423,8 @@ START_TEST(test_evaluate)
     /* reference: per-example forward through evaluate on one example at a time; the
      * prediction is the label whose one-example loss is smallest */
     double tot = 0.0;
-    int correct = 0;
+    int correct = 0, pred[N];
+    dp_model_predict(&m, x, N, pred); /* PATE's teachers vote with it */
     for (int i = 0; i < N; i++) {
         double li[K], l;
         int best = 0;
@@ -431,6 +432,7 @@ START_TEST(test_evaluate)
             dp_model_evaluate(&m, x + 6 * i, &k, 1, &li[k], NULL);
             if (li[k] < li[best]) best = k;
         }
+        ck_assert_int_eq(pred[i], best);
         dp_model_evaluate(&m, x + 6 * i, &y[i], 1, &l, NULL);
         tot += l;
         correct += best == y[i];

@@ -227,6 +227,40 @@ START_TEST(test_split)
 }
 END_TEST
 
+/* synthetic-2.2: PATE's teacher parts: 7 parts of 101 rows cover them, disjoint, in
+ * order, sizes 14 or 15; more parts than rows (a part would be empty) and an index past
+ * the last are errors. */
+START_TEST(test_part)
+{
+    enum { N = 101, D = 2, PARTS = 7 };
+    dp_dataset all;
+    ck_assert_int_eq(dp_dataset_alloc(&all, "tagged", N, D, 3, NULL), DP_OK);
+    for (int i = 0; i < N; i++) {
+        all.x[i * D] = i, all.x[i * D + 1] = -i;
+        all.y[i] = i % 3;
+    }
+    size_t next = 0;
+    dp_err e;
+    for (size_t p = 0; p < PARTS; p++) {
+        dp_dataset part;
+        ck_assert_int_eq(dp_dataset_part(&all, PARTS, p, &part, &e), DP_OK);
+        ck_assert(part.n == 14 || part.n == 15);
+        for (size_t i = 0; i < part.n; i++, next++) {
+            ck_assert(part.x[i * D] == (double)next && part.x[i * D + 1] == -(double)next);
+            ck_assert_int_eq(part.y[i], (int)(next % 3));
+        }
+        dp_dataset_destroy(&part);
+    }
+    ck_assert_uint_eq(next, N);
+    dp_dataset part;
+    ck_assert_int_eq(dp_dataset_part(&all, N + 1, 0, &part, &e), DP_EINVAL);
+    ck_assert_str_eq(e.msg, "102 parts of 101 rows: a part would be empty; use at most 101");
+    ck_assert_int_eq(dp_dataset_part(&all, PARTS, PARTS, &part, &e), DP_EINVAL);
+    ck_assert_ptr_null(part.x);
+    dp_dataset_destroy(&all);
+}
+END_TEST
+
 // ---- synthetic-3: bad parameters --------------------------------------------------------
 
 static void expect_bad(dp_synthetic_params p, const char *field)
@@ -286,6 +320,7 @@ static Suite *synthetic_suite(void)
     suite_add_tcase(s, tcase("synthetic-1.3", test_margin));
     suite_add_tcase(s, tcase("synthetic-1.4", test_label_noise));
     suite_add_tcase(s, tcase("synthetic-2.1", test_split));
+    suite_add_tcase(s, tcase("synthetic-2.2", test_part));
     suite_add_tcase(s, tcase("synthetic-3.1", test_bad_params));
     suite_add_tcase(s, tcase("synthetic-3.2", test_hopeless_margin));
     return s;
