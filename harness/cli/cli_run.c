@@ -174,6 +174,7 @@ static int prepare(sweep *s, dp_err *err)
     if (!s->specs) return dp_err_set(err, DP_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < s->g.n; i++)
         rc = plan_run(s->g.runs[i].config, &s->data, s->specs, i, &s->specs[i], err);
+    if (rc == 0) rc = pate_teachers_check(s->specs, s->g.runs, s->g.n, &s->data, err);
     if (rc) return rc;
     size_t n_secure = 0;
     for (size_t i = 0; i < s->g.n; i++) n_secure += s->specs[i].secure_noise != 0;
@@ -520,7 +521,10 @@ int cli_run(int argc, char **argv)
     rc = cli_run_open_folder(&s, todo, &n_todo, &err);
     if (rc) goto fail;
     sweep_started = 1; /* from here an I/O error leaves earlier records in place */
-    rc = execute(&s, todo, n_todo, &err);
+    /* PATE's teachers, trained once per ensemble, before the runs that read their votes */
+    rc = pate_teachers_prepare(s.specs, s.g.runs, todo, n_todo, &s.data, s.dir, s.opt.jobs,
+                               s.opt.quiet ? NULL : stderr, &s.teachers, &err);
+    if (rc == 0) rc = execute(&s, todo, n_todo, &err);
 
     /* summary.csv reflects everything recorded, even after an interrupt. Shards leave
      * it to `dperm merge`: N processes rewriting one file from each other's half-written
@@ -540,6 +544,7 @@ fail:
     status = failure_status(&s, rc, sweep_started, &err);
 done:
     store_sweep_close(&s.folder);
+    pate_teachers_destroy(&s.teachers);
     free(s.group);
     free(s.copy_of);
     free(todo);

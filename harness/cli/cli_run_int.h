@@ -14,6 +14,7 @@
 #include "harness/spec/spec.h"
 #include "harness/store/folder.h"
 #include "harness/sweep/data_cache.h"
+#include "harness/sweep/pate_teachers.h"
 #include "harness/sweep/progress.h"
 #include "harness/sweep/shard.h"
 
@@ -49,6 +50,7 @@ typedef struct sweep {
     size_t *copy_of;      /* open_folder: the run whose record run i's copies (SIZE_MAX:
                              none; run i trains, or was recorded before) */
     size_t n_copied;      /* records written as copies by this command */
+    pate_teachers teachers; /* PATE's teachers' votes, read before the workers fork */
 } sweep;
 
 /* "dperm run CONFIG ... --resume" with every option that shapes the sweep (its folder, its

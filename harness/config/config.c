@@ -85,6 +85,62 @@ static cfg_node *map_add(cfg_node *map, cfg_kind kind, const char *key)
     return n;
 }
 
+int cfg_put(cfg_node *map, cfg_node *child)
+{
+    for (size_t i = 0; i < map->n_items; i++)
+        if (strcmp(map->items[i]->key, child->key) == 0) {
+            cfg_free(map->items[i]);
+            map->items[i] = child;
+            return 0;
+        }
+    cfg_node **items = realloc(map->items, (map->n_items + 1) * sizeof *items);
+    if (!items) {
+        cfg_free(child);
+        return DP_ENOMEM;
+    }
+    map->items = items;
+    map->items[map->n_items++] = child;
+    return 0;
+}
+
+void cfg_remove(cfg_node *map, const char *key)
+{
+    for (size_t i = 0; i < map->n_items; i++)
+        if (strcmp(map->items[i]->key, key) == 0) {
+            cfg_free(map->items[i]);
+            memmove(map->items + i, map->items + i + 1,
+                    (map->n_items - i - 1) * sizeof *map->items);
+            map->n_items--;
+            return;
+        }
+}
+
+cfg_node *cfg_new_scalar(const char *key, const char *value, const cfg_node *at)
+{
+    cfg_node *n = cfg_node_new(CFG_SCALAR, at->file, at->line, at->col);
+    if (!n) return NULL;
+    n->key_line = at->key_line ? at->key_line : at->line;
+    n->key_col = at->key_col ? at->key_col : at->col;
+    if (!(n->key = strdup(key)) || !(n->value = strdup(value))) {
+        cfg_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+cfg_node *cfg_new_map(const char *key, const cfg_node *at)
+{
+    cfg_node *n = cfg_node_new(CFG_MAP, at->file, at->line, at->col);
+    if (!n) return NULL;
+    n->key_line = at->key_line ? at->key_line : at->line;
+    n->key_col = at->key_col ? at->key_col : at->col;
+    if (!(n->key = strdup(key))) {
+        cfg_free(n);
+        return NULL;
+    }
+    return n;
+}
+
 int cfg_set_scalar(cfg_node *map, const char *block, const char *key, const char *value,
                    dp_err *err)
 {

@@ -63,6 +63,16 @@ cfg_node *cfg_clone(const cfg_node *n);   /* deep copy (positions kept); NULL on
 int cfg_set_scalar(cfg_node *map, const char *block, const char *key, const char *value,
                    dp_err *err);
 void cfg_free(cfg_node *n);               /* NULL is a no-op */
+/* Make child (which has a key) map's entry of that key, replacing and freeing an entry
+ * already there; map owns child afterwards. DP_ENOMEM (child freed) or 0. */
+int cfg_put(cfg_node *map, cfg_node *child);
+/* Remove and free map's entry `key`, if any. */
+void cfg_remove(cfg_node *map, const char *key);
+/* A new scalar entry key: value at the position of `at` (messages point there). NULL on
+ * ENOMEM. */
+cfg_node *cfg_new_scalar(const char *key, const char *value, const cfg_node *at);
+/* A new empty map entry key at the position of `at`. NULL on ENOMEM. */
+cfg_node *cfg_new_map(const char *key, const cfg_node *at);
 
 cfg_type cfg_scalar_type(const cfg_node *scalar);
 

@@ -12,6 +12,9 @@ extern const driver driver_output_perturbation, driver_dp_sgd_bassily,
 /* Exact ERM; Chaudhuri et al. 2011 Alg. 2 and Kifer et al. 2012 Thm 2. */
 extern const driver driver_erm_exact, driver_objective_perturbation;
 
+/* PATE: Papernot et al. 2017, 2018; Lecture15 §15.5.1. */
+extern const driver driver_pate;
+
 static const driver *const DRIVERS[] = {
     &driver_output_perturbation,
     &driver_dp_sgd_bassily,
@@ -20,6 +23,7 @@ static const driver *const DRIVERS[] = {
     &driver_wang17_gd,               /* wang17_gd.c */
     &driver_erm_exact,               /* erm_exact.c */
     &driver_objective_perturbation,  /* objective_pert.c */
+    &driver_pate,                    /* pate.c */
     NULL /* sentinel: drivers are listed above it */
 };
 

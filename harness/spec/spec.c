@@ -113,7 +113,8 @@
 
 static const char *const RUN_KEYS[] = {"experiment", "paper", "description", "dataset",
                                        "model",      "privacy", "train",     "algorithm",
-                                       "epsilon",    "seed",    "optimality_gap", "protocol"};
+                                       "epsilon",    "seed",    "optimality_gap", "protocol",
+                                       "teachers"};
 static const char *const DATASET_KEYS[] = {
     "name",  "n",     "d",         "classes", "margin",   "label_noise", "offset", "seed",   "test_fraction",
     "shape", "split", "scale",     "normalize", "one_hot", "labels",     "positive",
@@ -536,8 +537,10 @@ int spec_from_config(const cfg_node *root, run_spec *out, dp_err *err)
         (rc = spec_read_algorithm(algo, out, err)))
         return rc;
     if (!out->algo->private_) out->secure_noise = 0; /* no mechanism, nothing to secure */
-    if (out->algo->kind == SPEC_KIND_DRIVER)
+    if (out->algo->kind == SPEC_KIND_DRIVER && !out->algo->student)
         return read_driver_run(root, model, out, err);
+    if (out->algo->student) /* PATE: the student learns non-privately from private labels */
+        out->train.algorithm = DP_ALGO_SGD;
     if ((rc = need_block(root, "train", 1, &train, err)) ||
         (rc = read_train(train, out->train.algorithm == DP_ALGO_DP_SGD, out->algo->full_batch,
                          out->synthetic.n, out->real ? SIZE_MAX : n_train, &out->train, err)))

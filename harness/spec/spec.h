@@ -15,6 +15,7 @@
 #include "algorithms/train.h"
 #include "datasets/data.h"
 #include "datasets/dataset.h"
+#include "algorithms/privacy/pate_votes.h"
 #include "harness/config/config.h"
 
 #define SPEC_MAX_HIDDEN 8
@@ -41,6 +42,9 @@ typedef struct spec_algorithm {
     int full_batch;    /* every step the whole training set (gd, dp_gd) */
     spec_algorithm_kind kind;
     const char *keys;  /* the algorithm.* keys it takes besides name, space-separated */
+    int student;       /* a driver whose privacy is an output of its own settings (no
+                          epsilon target) and whose train block trains a model non-
+                          privately on privately labelled data: PATE's student */
 } spec_algorithm;
 
 /* The algorithm table, *n entries. */
@@ -109,6 +113,11 @@ typedef struct run_spec {
     uint64_t seed;                    /* run seed (top-level `seed`, default 1) */
     int optimality_gap;               /* 0, or the reference epochs of optimality_gap */
     double f_star;                    /* its F(w*), set by the parent (optimality_prepare) */
+    /* pate: the teachers' votes on the public set, set by the parent
+     * (sweep/pate_teachers.c) before the workers start; not owned */
+    const dp_pate_votes *teacher_votes;
+    char teacher_folder[160];         /* where their label files are, under the results */
+    char teacher_votes_sha256[65];    /* of the label files, in teacher order */
 } run_spec;
 
 /* Build the deep model of s (by name, or its layer list for model.type custom) for data
@@ -127,6 +136,15 @@ int spec_check_document(const cfg_node *root, dp_err *err);
  * driver of its own (SPEC_KIND_DRIVER) has its own keys checked by that driver: callers
  * above spec/ validate with sweep/plan.h's plan_check, which does both. */
 int spec_from_config(const cfg_node *resolved, run_spec *out, dp_err *err);
+
+/* PATE (spec_teachers.c): the top-level teachers block of run config root: its count
+ * (and seed, may be NULL); DP_ECONFIG at the block. */
+int spec_read_teachers(const cfg_node *root, size_t *count, long *seed, dp_err *err);
+/* The run config of teacher `index` of root's teachers block (the caller cfg_free's it). */
+int spec_teacher_config(const cfg_node *root, size_t index, cfg_node **out, dp_err *err);
+/* Validate the teachers' config (teacher 0's) into *teacher: a non-private first-order
+ * trainer. DP_ECONFIG at the offending key. */
+int spec_check_teacher(const cfg_node *root, run_spec *teacher, dp_err *err);
 
 /* Real datasets: attach the loaded data d to s (validated by spec_from_config from the
  * run config root) and do the checks that need it: shape, classes, batch size <= the

@@ -43,71 +43,80 @@ static const char *const AGGREGATES[] = {"mean", "sum"}; /* dp_train_cfg.dplis_s
 
 static const spec_algorithm ALGORITHMS[] = {
     {"sgd", "mini-batch SGD (non-private reference)", "Robbins & Monro 1951", 0,
-     DP_UPDATE_SGD, 0, 0, SPEC_KIND_FIRST_ORDER, ""},
+     DP_UPDATE_SGD, 0, 0, SPEC_KIND_FIRST_ORDER, "", 0},
     {"gd", "full-batch gradient descent (non-private reference)", "Cauchy 1847; Zhang17 §3",
-     0, DP_UPDATE_SGD, 0, 1, SPEC_KIND_FIRST_ORDER, ""},
+     0, DP_UPDATE_SGD, 0, 1, SPEC_KIND_FIRST_ORDER, "", 0},
     {"adam", "Adam (non-private reference)", "Kingma & Ba 2014, Alg. 1", 0, DP_UPDATE_ADAM, 0,
-     0, SPEC_KIND_FIRST_ORDER, K_ADAM},
+     0, SPEC_KIND_FIRST_ORDER, K_ADAM, 0},
     {"dp_sgd",
      "DP-SGD: per-example clipping to C, Gaussian noise sigma*C, Poisson, shuffled or wor "
      "batches, any accountant",
      "Abadi et al. 2016; Lecture15 Alg. 4; DPlis Alg. 1", 1, DP_UPDATE_SGD, 0, 0,
-     SPEC_KIND_FIRST_ORDER, K_DP},
+     SPEC_KIND_FIRST_ORDER, K_DP, 0},
     {"dp_gd",
      "DP gradient descent: every step the whole training set, clipped, Gaussian noise "
      "(advanced composition with privacy.accountant: advanced, or RDP)",
      "Lecture15 Alg. 2, Lemma 15.1 (Wang, Ye & Xu 2017's own DP-GD is wang17_gd)", 1,
-     DP_UPDATE_SGD, 0, 1, SPEC_KIND_FIRST_ORDER, K_DP},
+     DP_UPDATE_SGD, 0, 1, SPEC_KIND_FIRST_ORDER, K_DP, 0},
     {"dp_adam", "DP-Adam: Adam on the DP-SGD gradient", "TF Privacy DPAdamOptimizer; DP-LSSGD §4.2",
-     1, DP_UPDATE_ADAM, 0, 0, SPEC_KIND_FIRST_ORDER, K_DP " " K_ADAM},
+     1, DP_UPDATE_ADAM, 0, 0, SPEC_KIND_FIRST_ORDER, K_DP " " K_ADAM, 0},
     {"dp_lssgd",
      "DP-LSSGD: the DP-SGD gradient smoothed by A_sigma^{-1} per parameter tensor",
      "DP-LSSGD eq. 4, Alg. 1", 1, DP_UPDATE_SGD, 1, 0, SPEC_KIND_FIRST_ORDER,
-     K_DP " smoothing smoothing_layout"},
+     K_DP " smoothing smoothing_layout", 0},
     {"dp_lsadam", "DP-LSAdam: Adam on the Laplacian-smoothed DP-SGD gradient",
      "DP-LSSGD §4.2", 1, DP_UPDATE_ADAM, 1, 0, SPEC_KIND_FIRST_ORDER,
-     K_DP " smoothing smoothing_layout " K_ADAM},
+     K_DP " smoothing smoothing_layout " K_ADAM, 0},
     {"dplis",
      "DPlis: DP-SGD on the randomized-smoothing loss, each per-example gradient averaged "
      "over K perturbed weight copies before clipping",
      "DPlis eq. 6, Alg. 2", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_FIRST_ORDER,
-     K_DP " radius samples smoothing_aggregate"},
+     K_DP " radius samples smoothing_aggregate", 0},
     {"erm_exact",
      "exact ERM (non-private reference): Newton to ||grad F|| <= 1e-10 on the regularized "
      "training objective of any linear model; F(w*) of every optimality gap",
      "Zhang17 §5 and InputPert §5 (optimality gap F(w) - F(w*)); Nocedal & Wright Alg. 3.1",
-     0, DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, ""},
+     0, DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, "", 0},
     {"objective_perturbation",
      "objective perturbation: exact minimizer of F(w) + b.w/n + Delta/2 ||w||^2, Gaussian b "
      "((eps, delta)) or laplace-type b (eps-DP), binary logistic",
      "Kifer, Smith & Thakurta 2012 Thm 2; Chaudhuri, Monteleoni & Sarwate 2011 Alg. 2", 1,
-     DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, "mechanism feature_bound noise"},
+     DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, "mechanism feature_bound noise", 0},
     {"output_perturbation",
      "output-perturbation GD: T full-batch GD steps, then Gaussian or high-dimensional "
      "Laplace noise on the weights scaled to GD's sensitivity",
      "Zhang17 Alg. 1, Lemmas 2-3, Thms 2-3", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER,
-     "mechanism feature_bound norm_bound iterations step_size noise"},
+     "mechanism feature_bound norm_bound iterations step_size noise", 0},
     {"dp_sgd_bassily",
      "private SGD of Bassily et al.: uniform b-subsets, clipping at the loss's Lipschitz "
      "bound, Gaussian noise of Lemma 15.5, T = (n/b)^2 steps of a/sqrt(t) or 1/(mu t)",
      "Bassily et al. 2014; Lecture15 Alg. 3, Lemmas 15.4-15.7; Zhang17 §4 (b = 50)", 1,
      DP_UPDATE_SGD, 0, 0, SPEC_KIND_DRIVER,
-     "batch_size feature_bound iterations norm_bound step_size clip noise"},
+     "batch_size feature_bound iterations norm_bound step_size clip noise", 0},
     {"rrpsgd",
      "random round private SGD: one example and Gaussian noise per step, stopped at a round "
      "R drawn uniformly from {1..n^2}",
      "Zhang17 Alg. 2, Thms 4-5", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_DRIVER,
-     "feature_bound rounds step_size clip noise"},
+     "feature_bound rounds step_size clip noise", 0},
     {"input_perturbation",
      "input perturbation: Gaussian noise added once to every training feature vector, then "
      "plain full-batch GD on the perturbed data",
      "InputPert Alg. 1, Thm 1 (eq. 9)", 1, DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER,
-     "iterations step_size feature_bound constant_c noise"},
+     "iterations step_size feature_bound constant_c noise", 0},
     {"wang17_gd",
      "gradient perturbation of Wang et al.: T full-batch GD steps, Gaussian noise on every "
      "averaged gradient, calibrated exactly to (eps, delta) for replace-one neighbours",
      "Wang, Ye & Xu 2017 (NeurIPS), §6 DP-GD, Thm 6.2 (eta = 1/beta, T ~ (beta/mu) log)", 1,
-     DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, "iterations step_size feature_bound clip noise"},
+     DP_UPDATE_SGD, 0, 1, SPEC_KIND_DRIVER, "iterations step_size feature_bound clip noise", 0},
+    {"pate",
+     "PATE: teachers trained on disjoint parts of the data (the top-level teachers block) "
+     "vote on public examples; LNMax, GNMax, Confident-GNMax or PTR labels them privately; "
+     "the student (model, train) learns from the answered ones",
+     "Papernot et al. 2017 (LNMax, Thm 3); Papernot et al. 2018 (GNMax, Confident-GNMax, "
+     "data-dependent RDP, smooth sensitivity); Lecture15 §15.5.1 (PTR); DPlis App. D "
+     "(smoothed student)", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_DRIVER,
+     "aggregator queries lambda sigma sigma1 threshold ptr_epsilon ptr_delta smooth_sigma "
+     "samples", 1},
 };
 
 /* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */
@@ -119,7 +128,11 @@ static const char *const ALGO_KEYS[] = {"name",  "clip",  "noise_multiplier", "s
                                         "mechanism", "feature_bound", "norm_bound",
                                         "iterations", "step_size", "batch_size",
                                         "noise", "rounds",
-                                        "constant_c"};
+                                        "constant_c",
+                                        /* pate (drivers/pate.c) */
+                                        "aggregator", "queries", "lambda", "sigma", "sigma1",
+                                        "threshold", "ptr_epsilon", "ptr_delta",
+                                        "smooth_sigma"};
 
 const spec_algorithm *spec_algorithm_list(size_t *n)
 {

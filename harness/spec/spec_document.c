@@ -22,14 +22,15 @@
 static const char *const DOC_KEYS[] = {"experiment", "paper",  "description", "dataset",
                                        "model",      "privacy", "train",      "algorithm",
                                        "epsilon",    "seed",   "grid",        "scales",
-                                       "report",     "optimality_gap", "protocol", "protocols"};
+                                       "report",     "optimality_gap", "protocol", "protocols",
+                                       "teachers"};
 static const char *const GRID_KEYS[] = {"dataset", "model",   "privacy", "train",
                                         "algorithm", "epsilon", "seed",  "zip",
-                                        "optimality_gap", "protocol"};
+                                        "optimality_gap", "protocol", "teachers"};
 /* What a protocol may set: the keys of a run. */
 static const char *const PROTOCOL_KEYS[] = {"dataset", "model",   "privacy", "train",
                                             "algorithm", "epsilon", "seed", "optimality_gap",
-                                            "description"};
+                                            "description", "teachers"};
 static const char *const REPORT_KEYS[] = {"tables", "figures", "claims", "formats"};
 static const char *const TABLE_KEYS[] = {"name",      "title",     "rows",   "cols",
                                          "cell",      "aggregate", "reference", "digits",

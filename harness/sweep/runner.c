@@ -11,6 +11,7 @@
 #include "algorithms/train_model.h"
 #include "harness/drivers/driver.h"
 #include "harness/store/record.h"
+#include "harness/store/store.h"
 #include "harness/sweep/optimality.h"
 #include "harness/sweep/plan.h"
 #include "harness/sweep/privacy_truth.h"
@@ -253,6 +254,48 @@ static void state_neighbours(json_t *rec, json_t *m, const run_spec *s)
     if (json_is_object(pv) && !json_object_get(pv, "neighbours"))
         json_object_set_new(pv, "neighbours", json_string(name));
     if (!json_object_get(m, "neighbours")) json_object_set_new(m, "neighbours", json_string(name));
+}
+
+/* The labels t's model gives the public rows, written to path. */
+static int write_labels(const run_spec *s, trained *t, const char *path)
+{
+    const dp_dataset *pub = &s->bound->public_set;
+    int *y = malloc((pub->n + 1) * sizeof *y);
+    unsigned char *bytes = malloc(pub->n + 1);
+    int rc = y && bytes ? 0 : dp_err_set(&t->err, DP_ENOMEM, "out of memory");
+    if (rc == 0 && s->deep) dp_model_predict(&t->deep, pub->x, pub->n, y);
+    else if (rc == 0 && (rc = dp_linear_predict(&t->model, pub->x, pub->n, y)))
+        dp_err_set(&t->err, rc, "pate: a teacher must be a classifier");
+    for (size_t i = 0; rc == 0 && i < pub->n; i++) bytes[i] = (unsigned char)y[i];
+    if (rc == 0) rc = store_write_atomic(path, (const char *)bytes, pub->n, &t->err);
+    free(y);
+    free(bytes);
+    return rc;
+}
+
+json_t *runner_teacher(const grid_run *run, const run_spec *teacher, size_t count,
+                       size_t index, const char *labels_path)
+{
+    double wall0 = progress_now();
+    trained t;
+    memset(&t, 0, sizeof t);
+    dp_err_clear(&t.err);
+    int rc = load_data(teacher, &t);
+    if (rc == 0) rc = dp_dataset_part(&teacher->bound->train, count, index, &t.train, &t.err);
+    if (rc == 0) {
+        t.tr = &t.train;
+        rc = train(run, teacher, &t);
+    }
+    if (rc == 0) rc = write_labels(teacher, &t, labels_path);
+    json_t *rec = json_pack("{s:I, s:I, s:o, s:I, s:o, s:s}", "index", (json_int_t)index,
+                            "rows", (json_int_t)t.train.n, "test_accuracy",
+                            record_number(rc ? NAN : t.res.final.test_accuracy), "iterations",
+                            (json_int_t)t.res.iterations, "wall_seconds",
+                            record_number(progress_now() - wall0), "status",
+                            rc ? RECORD_FAILED : RECORD_OK);
+    if (rec && rc) json_object_set_new(rec, "message", json_string(t.err.msg));
+    trained_destroy(&t);
+    return rec;
 }
 
 json_t *runner_execute(const grid_run *run, const run_spec *s)

@@ -23,7 +23,7 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
                             : !strcmp(name, "lecture15_gd") ? "dp_gd" : "dp_sgd";
     /* private algorithms need clip and a noise multiplier; the gd family uses the whole
      * training set (no batch_size) */
-    int private_algo = 1, full = 0, convex = 0;
+    int private_algo = 1, full = 0, convex = 0, student = 0;
     size_t n_algos;
     const spec_algorithm *algos = spec_algorithm_list(&n_algos);
     for (size_t i = 0; i < n_algos; i++)
@@ -31,12 +31,14 @@ static int validate_with(const char *which, const char *name, run_spec *out, dp_
             private_algo = algos[i].private_;
             full = algos[i].full_batch;
             convex = algos[i].kind == SPEC_KIND_DRIVER;
+            student = algos[i].student;
         }
     /* a convex driver takes its budget as epsilon and its own keys (none required) */
     const char *algo_extra = !convex && private_algo ? ", clip: 1.0, noise_multiplier: 1.0" : "";
     const char *top_extra = convex && private_algo ? "epsilon: 0.5\n" : "";
     /* a convex driver's train block is its own (its defaults come from its theorems) */
-    const char *train = convex ? ""
+    /* ... except PATE's, whose train block is its student's */
+    const char *train = convex && !student ? ""
                         : full ? "train: {epochs: 1, lr: 0.1}\n"
                                : "train: {epochs: 1, batch_size: 10, lr: 0.1}\n";
     /* a custom model is its layer list */

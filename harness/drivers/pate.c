@@ -1,0 +1,316 @@
+/* pate.c: the pate driver: PATE's aggregation, its accounting and its student
+ * (Papernot et al. 2017, 2018; Lecture15 §15.5.1; algorithms/privacy/pate*.h).
+ *
+ *   algorithm.aggregator   lnmax | gnmax | confident_gnmax | ptr, required
+ *   algorithm.queries      int >= 1, required: the first `queries` public examples are
+ *                          asked (dataset.split.public; at most that many)
+ *   algorithm.lambda       lnmax: the Laplace scale 1/gamma > 0 (Papernot et al. 2017's
+ *                          MNIST: 20)
+ *   algorithm.sigma        gnmax: sigma; confident_gnmax: sigma2, the answer's; > 0
+ *   algorithm.threshold    confident_gnmax: T
+ *   algorithm.sigma1       confident_gnmax: the test's sigma, > 0
+ *   algorithm.ptr_epsilon, ptr_delta  ptr: the (eps, delta) of each query's test
+ * The teachers (the top-level teachers block, spec_teachers.c) are trained before the
+ * workers start (sweep/pate_teachers.c); their votes arrive in run_spec.teacher_votes.
+ * The student is the run's model trained by the run's train block, non-privately, on the
+ * answered public examples with the aggregated labels (DPlis App. D: supervised), and
+ * evaluated on the test rows after the public ones.
+ *
+ * Accounting, per query asked, in RDP over dperm's default orders, converted to (eps,
+ * delta) as Papernot et al. do (eps = rdp + ln(1/delta) / (alpha - 1)):
+ *   epsilon_data_independent  what the aggregator's settings alone bound: LNMax
+ *     min(eps, eps^2 alpha / 2) with eps = 2 / lambda per answer, GNMax alpha / sigma^2 per
+ *     answer, Confident-GNMax alpha / (2 sigma1^2) per query asked plus alpha / sigma2^2
+ *     per answer (the test's outcome is released, so an unanswered query pays the test
+ *     only). This is metrics.epsilon_spent: an upper bound for the mechanism that ran.
+ *   epsilon_data_dependent    the 2018 paper's bound from each query's votes (Theorem 6;
+ *     the 2017 paper's Theorem 3 for LNMax). It is a function of the private data, so
+ *     publishing it discloses: the record says epsilon_data_dependent_private false
+ *     (until it is released through smooth sensitivity, pate_smooth.c).
+ *   PTR (Lecture15): each query is (ptr_epsilon, ptr_delta)-DP; Q queries compose to
+ *     (Q ptr_epsilon, Q ptr_delta) (basic composition), recorded as epsilon_spent and
+ *     delta_spent.
+ * Neighbours: replace-one. The parts are fixed by position in the seeded training
+ * order, so replacing one row changes one teacher's data and at most one vote per
+ * query; adding a row would shift the parts' bounds, which no analysis here covers.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/base/noise_source.h"
+#include "algorithms/base/rng.h"
+#include "algorithms/privacy/composition.h"
+#include "algorithms/privacy/pate.h"
+#include "algorithms/privacy/pate_aggregate.h"
+#include "algorithms/privacy/rdp.h"
+#include "algorithms/train_model.h"
+#include "harness/drivers/driver_common.h"
+#include "harness/spec/spec.h"
+
+static const char *const AGGREGATORS[] = {"lnmax", "gnmax", "confident_gnmax", "ptr"};
+
+/* The keys each aggregator takes, besides aggregator and queries. */
+static const char *const AGG_KEYS[][4] = {{"lambda"},
+                                          {"sigma"},
+                                          {"sigma", "threshold", "sigma1"},
+                                          {"ptr_epsilon", "ptr_delta"}};
+static const char *const ALL_KEYS[] = {"lambda", "sigma", "threshold", "sigma1", "ptr_epsilon",
+                                       "ptr_delta"};
+
+typedef struct pate_settings {
+    dp_pate_cfg agg;
+    long queries;
+} pate_settings;
+
+static int takes(int agg, const char *key)
+{
+    for (int i = 0; i < 4 && AGG_KEYS[agg][i]; i++)
+        if (!strcmp(AGG_KEYS[agg][i], key)) return 1;
+    return 0;
+}
+
+static int parse(const cfg_node *root, pate_settings *p, dp_err *err)
+{
+    const cfg_node *algo = cfg_get(root, "algorithm");
+    const cfg_range positive = {0, INFINITY, 1, 1, "> 0 and finite"};
+    int idx = 0, rc;
+    memset(p, 0, sizeof *p);
+    if ((rc = cfg_read_enum(algo, "algorithm", "aggregator", 1, 0, "aggregator", AGGREGATORS,
+                            4, &idx, err)) ||
+        (rc = cfg_read_int(algo, "algorithm", "queries", 1, 0, 1, 1L << 30, &p->queries, err)))
+        return rc;
+    for (size_t i = 0; i < sizeof ALL_KEYS / sizeof ALL_KEYS[0]; i++) {
+        const cfg_node *n = cfg_get(algo, ALL_KEYS[i]);
+        if (n && !takes(idx, ALL_KEYS[i]))
+            return cfg_error(err, n, 1, "algorithm.%s is not used by aggregator %s; remove it",
+                             ALL_KEYS[i], AGGREGATORS[idx]);
+    }
+    for (int i = 0; i < 4 && AGG_KEYS[idx][i]; i++)
+        if (!cfg_get(algo, AGG_KEYS[idx][i]))
+            return cfg_missing(algo, "algorithm", AGG_KEYS[idx][i], err);
+    p->agg.kind = (dp_pate_aggregator)(idx + 1);
+    if ((rc = cfg_read_number(algo, "algorithm", "lambda", 0, 0, positive, &p->agg.lambda,
+                              err)) ||
+        (rc = cfg_read_number(algo, "algorithm", "sigma", 0, 0, positive, &p->agg.sigma, err)) ||
+        (rc = cfg_read_number(algo, "algorithm", "sigma1", 0, 0, positive, &p->agg.sigma1,
+                              err)) ||
+        (rc = cfg_read_number(algo, "algorithm", "threshold", 0, 0,
+                              (cfg_range){-INFINITY, INFINITY, 1, 1, "finite"},
+                              &p->agg.threshold, err)) ||
+        (rc = cfg_read_number(algo, "algorithm", "ptr_epsilon", 0, 0, positive, &p->agg.eps,
+                              err)) ||
+        (rc = cfg_read_number(algo, "algorithm", "ptr_delta", 0, 0,
+                              (cfg_range){0, 1, 1, 1, "in (0, 1)"}, &p->agg.delta, err)))
+        return rc;
+    if ((rc = dp_pate_cfg_check(&p->agg, err))) return drv_config_error(err, algo, "pate");
+    return 0;
+}
+
+static int check(const cfg_node *root, run_spec *out, dp_err *err)
+{
+    pate_settings p;
+    run_spec teacher;
+    int rc = parse(root, &p, err);
+    if (rc) return rc;
+    if ((rc = spec_check_teacher(root, &teacher, err))) return rc;
+    if (!out->real || out->data.n_public == 0)
+        return cfg_error(err, cfg_get(root, "dataset"), 1,
+                         "pate asks its queries on a public set: give a real dataset with "
+                         "dataset.split.public (MNIST as Papernot et al.: 9000)");
+    if ((size_t)p.queries > out->data.n_public)
+        return cfg_error(err, cfg_get(cfg_get(root, "algorithm"), "queries"), 0,
+                         "algorithm.queries %ld exceeds the %zu public examples "
+                         "(dataset.split.public)", p.queries, out->data.n_public);
+    return 0;
+}
+
+// ---- labelling and accounting ------------------------------------------------------------
+
+typedef struct pate_outcome {
+    int *labels;          /* queries: the released label, or -1 */
+    size_t answered, correct;
+    double eps_independent, eps_dependent, delta_spent, order_independent, order_dependent;
+} pate_outcome;
+
+/* GNMax's RDP of one answer with noise sigma, added into ind / dep (n orders). */
+static void account_gnmax(double sigma, const double *votes, size_t k, const double *orders,
+                          size_t n, double *ind, double *dep, double *tmp)
+{
+    dp_pate_rdp_gnmax_independent(sigma, orders, n, tmp);
+    for (size_t i = 0; i < n; i++) ind[i] += tmp[i];
+    dp_pate_rdp_gnmax(dp_pate_logq_gnmax(votes, k, sigma), sigma, orders, n, tmp);
+    for (size_t i = 0; i < n; i++) dep[i] += tmp[i];
+}
+
+/* RDP curves of one query added into ind / dep (n orders). */
+static void account_query(const pate_settings *p, const double *votes, size_t k, int answered,
+                          const double *orders, size_t n, double *ind, double *dep,
+                          double *tmp)
+{
+    const dp_pate_cfg *c = &p->agg;
+    if (c->kind == DP_PATE_LNMAX) {
+        double eps = 2.0 / c->lambda;
+        dp_pate_rdp_pure_eps(0.0, eps, orders, n, tmp);
+        for (size_t i = 0; i < n; i++) ind[i] += tmp[i];
+        dp_pate_rdp_pure_eps(dp_pate_logq_lnmax(votes, k, c->lambda), eps, orders, n, tmp);
+        for (size_t i = 0; i < n; i++) dep[i] += tmp[i];
+    } else if (c->kind == DP_PATE_GNMAX) {
+        account_gnmax(c->sigma, votes, k, orders, n, ind, dep, tmp);
+    } else if (c->kind == DP_PATE_CONFIDENT_GNMAX) {
+        /* every query pays the test; an answer is GNMax with sigma2 besides */
+        dp_pate_rdp_threshold_independent(c->sigma1, orders, n, tmp);
+        for (size_t i = 0; i < n; i++) ind[i] += tmp[i];
+        dp_pate_rdp_threshold(dp_pate_log_pr_answered(c->threshold, c->sigma1, votes, k),
+                              c->sigma1, orders, n, tmp);
+        for (size_t i = 0; i < n; i++) dep[i] += tmp[i];
+        if (answered) account_gnmax(c->sigma, votes, k, orders, n, ind, dep, tmp);
+    }
+}
+
+/* Ask the first p->queries public examples; fill o. */
+static int label(const run_spec *s, const pate_settings *p, const dp_dataset *pub,
+                 pate_outcome *o, dp_err *err)
+{
+    const dp_pate_votes *v = s->teacher_votes;
+    size_t k = (size_t)v->classes, Q = (size_t)p->queries;
+    const double *orders;
+    size_t n = dp_rdp_default_orders(&orders);
+    double *buf = calloc(3 * n + 2 * k, sizeof *buf);
+    o->labels = malloc(Q * sizeof *o->labels);
+    if (!buf || !o->labels) {
+        free(buf);
+        return dp_err_set(err, DP_ENOMEM, "out of memory");
+    }
+    double *ind = buf, *dep = ind + n, *tmp = dep + n, *votes = tmp + n, *work = votes + k;
+    dp_noise noise;
+    int rc = dp_noise_init(&noise, s->seed, DP_STREAM_NOISE, s->secure_noise, err);
+    for (size_t j = 0; rc == 0 && j < Q; j++) {
+        dp_pate_votes_count(v, j, votes);
+        if ((rc = dp_pate_answer(&p->agg, votes, k, &noise, work, &o->labels[j], err))) break;
+        int answered = o->labels[j] >= 0;
+        o->answered += answered;
+        o->correct += answered && o->labels[j] == pub->y[j];
+        account_query(p, votes, k, answered, orders, n, ind, dep, tmp);
+    }
+    if (rc == 0 && (rc = dp_noise_check(&noise, err)) == 0) {
+        if (p->agg.kind == DP_PATE_PTR) {
+            rc = dp_composition_basic(p->agg.eps, p->agg.delta, (long)Q, &o->eps_independent,
+                                      &o->delta_spent, err);
+            o->eps_dependent = o->order_independent = o->order_dependent = NAN;
+        } else {
+            o->delta_spent = s->delta;
+            rc = dp_rdp_to_epsilon(orders, ind, n, s->delta, DP_RDP_CONVERT_CLASSIC,
+                                   &o->eps_independent, &o->order_independent, err);
+            if (rc == 0)
+                rc = dp_rdp_to_epsilon(orders, dep, n, s->delta, DP_RDP_CONVERT_CLASSIC,
+                                       &o->eps_dependent, &o->order_dependent, err);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+static void record(const run_spec *s, const pate_settings *p, const pate_outcome *o,
+                   json_t *metrics)
+{
+    const char *agg = AGGREGATORS[p->agg.kind - 1];
+    json_object_set_new(metrics, "aggregator", json_string(agg));
+    json_object_set_new(metrics, "teachers", json_integer((json_int_t)s->teacher_votes->teachers));
+    json_object_set_new(metrics, "teacher_folder", json_string(s->teacher_folder));
+    json_object_set_new(metrics, "teacher_votes_sha256", json_string(s->teacher_votes_sha256));
+    json_object_set_new(metrics, "queries_asked", json_integer(p->queries));
+    json_object_set_new(metrics, "queries_answered", json_integer((json_int_t)o->answered));
+    drv_num(metrics, "label_accuracy",
+            o->answered ? (double)o->correct / (double)o->answered : NAN);
+    drv_privacy_metrics(metrics, o->eps_independent, o->delta_spent,
+                        p->agg.kind == DP_PATE_PTR
+                            ? "basic composition of the queries' (ptr_epsilon, ptr_delta)"
+                            : "pate_rdp: the aggregator's data-independent RDP per query "
+                              "(Papernot et al. 2017 Thm 3 / 2018 Prop. 8), composed, "
+                              "classic conversion");
+    drv_num(metrics, "epsilon_data_independent", o->eps_independent);
+    drv_num(metrics, "epsilon_data_dependent", o->eps_dependent);
+    json_object_set_new(metrics, "epsilon_data_dependent_private",
+                        p->agg.kind == DP_PATE_PTR ? json_null() : json_false());
+    drv_num(metrics, "rdp_order_independent", o->order_independent);
+    drv_num(metrics, "rdp_order_dependent", o->order_dependent);
+    drv_privacy_truth(metrics, NAN, o->eps_independent,
+                      p->agg.kind == DP_PATE_PTR ? "basic_composition" : "pate_rdp", NULL);
+    if (p->agg.kind != DP_PATE_PTR)
+        drv_warn(metrics, "pate: epsilon_data_dependent is computed from the private votes "
+                          "and is not itself private (epsilon_data_dependent_private false); "
+                          "epsilon_spent is the data-independent bound");
+}
+
+/* The answered public examples with their labels: the student's training set. */
+static int student_set(const dp_dataset *pub, const pate_outcome *o, size_t Q, dp_dataset *st,
+                       dp_err *err)
+{
+    int rc = dp_dataset_alloc(st, "pate/student", o->answered, pub->d, pub->n_classes, err);
+    if (rc) return rc;
+    size_t r = 0;
+    for (size_t j = 0; j < Q; j++) {
+        if (o->labels[j] < 0) continue;
+        memcpy(st->x + r * pub->d, pub->x + j * pub->d, pub->d * sizeof *st->x);
+        st->y[r++] = o->labels[j];
+    }
+    return 0;
+}
+
+/* Label, account, and build the student's set; rc and err as the drivers'. */
+static int prepare(const cfg_node *root, const run_spec *s, pate_settings *p, pate_outcome *o,
+                   dp_dataset *st, dp_err *err)
+{
+    memset(o, 0, sizeof *o);
+    memset(st, 0, sizeof *st);
+    int rc = parse(root, p, err);
+    if (rc) return rc;
+    if (!s->teacher_votes || !s->bound)
+        return dp_err_set(err, DP_ESTATE, "pate: the teachers' votes were not prepared");
+    const dp_dataset *pub = &s->bound->public_set;
+    if ((rc = label(s, p, pub, o, err))) return rc;
+    if (o->answered < s->train.batch_size)
+        return dp_err_set(err, DP_EINVAL, "pate: %zu of %ld queries answered, fewer than the "
+                          "student's train.batch_size %zu", o->answered, p->queries,
+                          s->train.batch_size);
+    return student_set(pub, o, (size_t)p->queries, st, err);
+}
+
+static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
+               const dp_dataset *te, dp_linear *m, dp_train_result *res, json_t *metrics,
+               dp_err *err)
+{
+    pate_settings p;
+    pate_outcome o;
+    dp_dataset st;
+    dp_train_cfg tc = s->train;
+    int rc = prepare(root, s, &p, &o, &st, err);
+    if (rc == 0) rc = drv_init_model(s, tr, m, err);
+    if (rc == 0)
+        rc = dp_train_linear(m, &tc, st.x, st.y, st.n, te->x, te->y, te->n, res, err);
+    if (rc == 0) record(s, &p, &o, metrics);
+    dp_dataset_destroy(&st);
+    free(o.labels);
+    return rc;
+}
+
+static int run_deep(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
+                    const dp_dataset *te, dp_model *m, dp_train_result *res, json_t *metrics,
+                    dp_err *err)
+{
+    (void)tr;
+    pate_settings p;
+    pate_outcome o;
+    dp_dataset st;
+    dp_train_cfg tc = s->train;
+    int rc = prepare(root, s, &p, &o, &st, err);
+    if (rc == 0)
+        rc = dp_train_model(m, &tc, s->l2, st.x, st.y, st.n, te->x, te->y, te->n, res, err);
+    if (rc == 0) record(s, &p, &o, metrics);
+    dp_dataset_destroy(&st);
+    free(o.labels);
+    return rc;
+}
+
+const driver driver_pate = {"pate", check, run, run_deep};
