@@ -240,7 +240,7 @@ test-slurm: all ## as root: the Slurm job-array workflow on a one-node cluster (
 # the same grid shape; full: the paper's) into results/SCALE/EXPERIMENT, then its report.
 # One line per paper lists its configs; `make reproduce` runs every paper.
 SCALE ?= quick
-PAPERS := lssgd zhang17 dplis inputpert lecture15
+PAPERS := lssgd zhang17 dplis inputpert lecture15 pate
 REPRO_CONFIGS_lssgd := configs/lssgd/table2.yaml configs/lssgd/fig3.yaml configs/lssgd/fig4.yaml \
   configs/lssgd/fig5.yaml configs/lssgd/fig6.yaml configs/lssgd/fig6_eps.yaml configs/lssgd/fig7.yaml
 # REPRO_COMMANDS_<paper>: what a paper needs besides sweeps, run after them.
@@ -254,9 +254,11 @@ REPRO_CONFIGS_dplis := configs/dplis/table2_mnist.yaml configs/dplis/fig3_mnist.
   configs/dplis/table11.yaml
 REPRO_CONFIGS_inputpert := configs/inputpert/fig2_3.yaml configs/inputpert/fig2_3_mlp.yaml configs/inputpert/fig4.yaml
 REPRO_CONFIGS_lecture15 := configs/lecture15/accountants.yaml
+# PATE (Papernot et al. 2017, 2018; Lecture15 §15.5.1; DPlis §5.7): quick under a minute
+REPRO_CONFIGS_pate := configs/pate/mnist.yaml
 REPRO_TARGETS := $(addprefix reproduce-,$(PAPERS))
 .PHONY: $(REPRO_TARGETS) demo
-$(REPRO_TARGETS): reproduce-%: all ## a paper's tables and figures (lssgd, zhang17, dplis, inputpert, lecture15), SCALE=quick|full
+$(REPRO_TARGETS): reproduce-%: all ## a paper's tables and figures (lssgd, zhang17, dplis, inputpert, lecture15, pate), SCALE=quick|full
 	@for c in $(REPRO_CONFIGS_$*); do \
 	  out=results/$(SCALE)/$$(sed -n 's/^experiment: *//p' $$c); \
 	  $(BIN)/dperm run $$c --scale $(SCALE) -j $(JOBS) --resume --out $$out && \
