@@ -10,6 +10,9 @@
  *   algorithm.threshold    confident_gnmax: T
  *   algorithm.sigma1       confident_gnmax: the test's sigma, > 0
  *   algorithm.ptr_epsilon, ptr_delta  ptr: the (eps, delta) of each query's test
+ *   algorithm.release      gnmax, confident_gnmax: {order, beta, sigma}: release the
+ *                          data-dependent epsilon privately through smooth sensitivity
+ *                          (below); absent: it is recorded, marked not private
  * The teachers (the top-level teachers block, spec_teachers.c) are trained before the
  * workers start (sweep/pate_teachers.c); their votes arrive in run_spec.teacher_votes.
  * The student is the run's model trained by the run's train block, non-privately, on the
@@ -27,6 +30,17 @@
  *     the 2017 paper's Theorem 3 for LNMax). It is a function of the private data, so
  *     publishing it discloses: the record says epsilon_data_dependent_private false
  *     (until it is released through smooth sensitivity, pate_smooth.c).
+ *   Smooth-sensitivity release (Papernot et al. 2018 §4.3, App. B.4 and C), with the
+ *     order lambda, beta and sigma fixed in the config before the data are seen (the
+ *     authors' table script picks them by looking at the votes; a release may not): the
+ *     data-dependent RDP at lambda of the queries as they ran, R, has local sensitivity
+ *     at distance d at most LS(d) = sum over queries of the threshold test's plus, for
+ *     an answered query, GNMax's (pate_smooth.c); its beta-smooth sensitivity is
+ *     SS = max_d exp(-beta d) LS(d), and R + SS N(0, sigma^2) is released at the RDP
+ *     cost GNSS(beta, sigma, lambda) (Theorem 23), which is added:
+ *     epsilon_data_dependent_released = R + SS Z + GNSS + ln(1/delta) / (lambda - 1).
+ *     The record keeps the exact value beside it (epsilon_data_dependent), and says
+ *     epsilon_data_dependent_private true.
  *   PTR (Lecture15): each query is (ptr_epsilon, ptr_delta)-DP; Q queries compose to
  *     (Q ptr_epsilon, Q ptr_delta) (basic composition), recorded as epsilon_spent and
  *     delta_spent.
@@ -61,7 +75,46 @@ static const char *const ALL_KEYS[] = {"lambda", "sigma", "threshold", "sigma1",
 typedef struct pate_settings {
     dp_pate_cfg agg;
     long queries;
+    int release;                        /* the smooth-sensitivity release is asked for */
+    double release_order, release_beta, release_sigma;
 } pate_settings;
+
+static const char *const RELEASE_KEYS[] = {"order", "beta", "sigma"};
+
+/* algorithm.release: {order > 1, beta in (0, 1 / (2 order)), sigma > 0}, all required. */
+static int parse_release(const cfg_node *algo, pate_settings *p, dp_err *err)
+{
+    const cfg_node *r = cfg_get(algo, "release");
+    int rc;
+    if (!r) return 0;
+    if (p->agg.kind != DP_PATE_GNMAX && p->agg.kind != DP_PATE_CONFIDENT_GNMAX)
+        return cfg_error(err, r, 1, "algorithm.release: the smooth-sensitivity analysis is "
+                         "for gnmax and confident_gnmax (Papernot et al. 2018); remove it");
+    if ((rc = cfg_expect_map(r, "algorithm.release", err)) ||
+        (rc = cfg_check_keys(r, "algorithm.release", RELEASE_KEYS, 3, err)) ||
+        (rc = cfg_read_number(r, "algorithm.release", "order", 1, 0,
+                              (cfg_range){1, INFINITY, 1, 1, "> 1 and finite"},
+                              &p->release_order, err)) ||
+        (rc = cfg_read_number(r, "algorithm.release", "beta", 1, 0,
+                              (cfg_range){0, INFINITY, 1, 1, "> 0"}, &p->release_beta, err)) ||
+        (rc = cfg_read_number(r, "algorithm.release", "sigma", 1, 0,
+                              (cfg_range){0, INFINITY, 1, 1, "> 0 and finite"},
+                              &p->release_sigma, err)))
+        return rc;
+    if (!(p->release_beta < 1 / (2 * p->release_order)))
+        return cfg_error(err, cfg_get(r, "beta"), 0, "algorithm.release.beta %g: Theorem 23 "
+                         "needs beta < 1 / (2 order) = %g", p->release_beta,
+                         1 / (2 * p->release_order));
+    if (isnan(dp_pate_logq0_gnmax(p->agg.sigma, p->release_order)) ||
+        (p->agg.kind == DP_PATE_CONFIDENT_GNMAX &&
+         isnan(dp_pate_logq0_gnmax(M_SQRT2 * p->agg.sigma1, p->release_order))))
+        return cfg_error(err, cfg_get(r, "order"), 0, "algorithm.release.order %g: the "
+                         "data-dependent bound never applies at this order for these sigmas, "
+                         "so it has no smooth sensitivity; take a smaller order",
+                         p->release_order);
+    p->release = 1;
+    return 0;
+}
 
 static int takes(int agg, const char *key)
 {
@@ -104,7 +157,7 @@ static int parse(const cfg_node *root, pate_settings *p, dp_err *err)
                               (cfg_range){0, 1, 1, 1, "in (0, 1)"}, &p->agg.delta, err)))
         return rc;
     if ((rc = dp_pate_cfg_check(&p->agg, err))) return drv_config_error(err, algo, "pate");
-    return 0;
+    return parse_release(algo, p, err);
 }
 
 static int check(const cfg_node *root, run_spec *out, dp_err *err)
@@ -131,7 +184,38 @@ typedef struct pate_outcome {
     int *labels;          /* queries: the released label, or -1 */
     size_t answered, correct;
     double eps_independent, eps_dependent, delta_spent, order_independent, order_dependent;
+    /* the smooth-sensitivity release (when asked) */
+    double rdp_at_order, smooth_sensitivity, gnss_rdp, eps_released;
 } pate_outcome;
+
+/* The release's running sums: the data-dependent RDP at its order and the local
+ * sensitivities at every distance (teachers of them). */
+typedef struct release_sums {
+    double rdp;
+    double *ls, *tmp;
+} release_sums;
+
+/* One query's share of the release's sums. */
+static void release_query(const pate_settings *p, const double *votes, size_t k,
+                          size_t teachers, int answered, release_sums *r)
+{
+    const dp_pate_cfg *c = &p->agg;
+    double lam = p->release_order, rdp;
+    if (c->kind == DP_PATE_CONFIDENT_GNMAX) {
+        dp_pate_rdp_threshold(dp_pate_log_pr_answered(c->threshold, c->sigma1, votes, k),
+                              c->sigma1, &lam, 1, &rdp);
+        r->rdp += rdp;
+        dp_pate_local_sensitivity_threshold(votes, k, teachers, c->threshold, c->sigma1, lam,
+                                            r->tmp);
+        for (size_t d = 0; d < teachers; d++) r->ls[d] += r->tmp[d];
+    }
+    if (!answered) return;
+    dp_pate_rdp_gnmax(dp_pate_logq_gnmax(votes, k, c->sigma), c->sigma, &lam, 1, &rdp);
+    r->rdp += rdp;
+    /* parse_release checked that q0 exists for (sigma, order): this cannot fail */
+    dp_pate_local_sensitivity_gnmax(votes, k, teachers, c->sigma, lam, r->tmp);
+    for (size_t d = 0; d < teachers; d++) r->ls[d] += r->tmp[d];
+}
 
 /* GNMax's RDP of one answer with noise sigma, added into ind / dep (n orders). */
 static void account_gnmax(double sigma, const double *votes, size_t k, const double *orders,
@@ -183,6 +267,12 @@ static int label(const run_spec *s, const pate_settings *p, const dp_dataset *pu
         return dp_err_set(err, DP_ENOMEM, "out of memory");
     }
     double *ind = buf, *dep = ind + n, *tmp = dep + n, *votes = tmp + n, *work = votes + k;
+    release_sums rel = {0, NULL, NULL};
+    if (p->release &&
+        (!(rel.ls = calloc(2 * v->teachers, sizeof *rel.ls)) || !(rel.tmp = rel.ls + v->teachers))) {
+        free(buf);
+        return dp_err_set(err, DP_ENOMEM, "out of memory");
+    }
     dp_noise noise;
     int rc = dp_noise_init(&noise, s->seed, DP_STREAM_NOISE, s->secure_noise, err);
     for (size_t j = 0; rc == 0 && j < Q; j++) {
@@ -192,7 +282,19 @@ static int label(const run_spec *s, const pate_settings *p, const dp_dataset *pu
         o->answered += answered;
         o->correct += answered && o->labels[j] == pub->y[j];
         account_query(p, votes, k, answered, orders, n, ind, dep, tmp);
+        if (p->release) release_query(p, votes, k, v->teachers, answered, &rel);
     }
+    o->rdp_at_order = o->smooth_sensitivity = o->gnss_rdp = o->eps_released = NAN;
+    if (rc == 0 && p->release) { /* drawn after every answer: the answers do not move */
+        double z;
+        dp_noise_set_gaussian(&noise, &z, 1, 1.0);
+        o->rdp_at_order = rel.rdp;
+        o->smooth_sensitivity = dp_pate_discounted_max(p->release_beta, rel.ls, v->teachers);
+        o->gnss_rdp = dp_pate_rdp_gnss(p->release_beta, p->release_sigma, p->release_order);
+        o->eps_released = rel.rdp + o->smooth_sensitivity * p->release_sigma * z +
+                          o->gnss_rdp + log(1 / s->delta) / (p->release_order - 1);
+    }
+    free(rel.ls);
     if (rc == 0 && (rc = dp_noise_check(&noise, err)) == 0) {
         if (p->agg.kind == DP_PATE_PTR) {
             rc = dp_composition_basic(p->agg.eps, p->agg.delta, (long)Q, &o->eps_independent,
@@ -232,12 +334,21 @@ static void record(const run_spec *s, const pate_settings *p, const pate_outcome
     drv_num(metrics, "epsilon_data_independent", o->eps_independent);
     drv_num(metrics, "epsilon_data_dependent", o->eps_dependent);
     json_object_set_new(metrics, "epsilon_data_dependent_private",
-                        p->agg.kind == DP_PATE_PTR ? json_null() : json_false());
+                        p->agg.kind == DP_PATE_PTR ? json_null() : json_boolean(p->release));
+    if (p->release) {
+        drv_num(metrics, "epsilon_data_dependent_released", o->eps_released);
+        drv_num(metrics, "release_order", p->release_order);
+        drv_num(metrics, "release_beta", p->release_beta);
+        drv_num(metrics, "release_sigma", p->release_sigma);
+        drv_num(metrics, "release_rdp", o->rdp_at_order);
+        drv_num(metrics, "smooth_sensitivity", o->smooth_sensitivity);
+        drv_num(metrics, "release_gnss_rdp", o->gnss_rdp);
+    }
     drv_num(metrics, "rdp_order_independent", o->order_independent);
     drv_num(metrics, "rdp_order_dependent", o->order_dependent);
     drv_privacy_truth(metrics, NAN, o->eps_independent,
                       p->agg.kind == DP_PATE_PTR ? "basic_composition" : "pate_rdp", NULL);
-    if (p->agg.kind != DP_PATE_PTR)
+    if (p->agg.kind != DP_PATE_PTR && !p->release)
         drv_warn(metrics, "pate: epsilon_data_dependent is computed from the private votes "
                           "and is not itself private (epsilon_data_dependent_private false); "
                           "epsilon_spent is the data-independent bound");

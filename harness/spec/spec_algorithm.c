@@ -115,8 +115,8 @@ static const spec_algorithm ALGORITHMS[] = {
      "Papernot et al. 2017 (LNMax, Thm 3); Papernot et al. 2018 (GNMax, Confident-GNMax, "
      "data-dependent RDP, smooth sensitivity); Lecture15 §15.5.1 (PTR); DPlis App. D "
      "(smoothed student)", 1, DP_UPDATE_SGD, 0, 0, SPEC_KIND_DRIVER,
-     "aggregator queries lambda sigma sigma1 threshold ptr_epsilon ptr_delta smooth_sigma "
-     "samples", 1},
+     "aggregator queries lambda sigma sigma1 threshold ptr_epsilon ptr_delta release "
+     "smooth_sigma samples", 1},
 };
 
 /* Every algorithm.* key any algorithm takes: unknown keys get a did-you-mean from these. */
@@ -132,7 +132,7 @@ static const char *const ALGO_KEYS[] = {"name",  "clip",  "noise_multiplier", "s
                                         /* pate (drivers/pate.c) */
                                         "aggregator", "queries", "lambda", "sigma", "sigma1",
                                         "threshold", "ptr_epsilon", "ptr_delta",
-                                        "smooth_sigma"};
+                                        "release", "smooth_sigma"};
 
 const spec_algorithm *spec_algorithm_list(size_t *n)
 {

@@ -77,6 +77,22 @@ stable_records "$WORK/a/runs.jsonl" | grep -v '"aggregator":"gnmax"' > "$WORK/sa
 stable_records "$WORK/j1/runs.jsonl" > "$WORK/sb"
 check "-j 1 and -j 2 records identical" sh -c "[ -s '$WORK/sa' ] && cmp -s '$WORK/sa' '$WORK/sb'"
 
+# The smooth-sensitivity release: the released epsilon is the RDP at the order, plus
+# smooth sensitivity x sigma x N(0, 1), plus GNSS's cost (Theorem 23), plus
+# ln(1/delta)/(order - 1).
+sed 's/sigma: 2, queries: 300}/sigma: 2, queries: 300, release: {order: 8, beta: 0.05, sigma: 0.5}}/' \
+  "$WORK/pate.yaml" > "$WORK/rel.yaml"
+"$DPERM" run "$WORK/rel.yaml" --only algorithm.aggregator=confident_gnmax --out "$WORK/rel" --quiet > /dev/null
+check "release: run exits 0" [ $? = 0 ]
+RR="$WORK/rel/runs.jsonl"
+jqt() { jq -e "$1" "$2" > /dev/null; }
+check "release: marked private, with its parts" \
+  jqt '.metrics | .epsilon_data_dependent_private == true and .smooth_sensitivity > 0 and .release_rdp > 0' "$RR"
+check "release: GNSS cost as Theorem 23" \
+  jqt '.metrics | ((.release_gnss_rdp - (8 * (0.1 | exp) / 0.25 + (-0.5 * ((1 - 0.8) | log) + 0.4) / 7)) | fabs) < 1e-9 * .release_gnss_rdp' "$RR"
+check "release: R + GNSS + ln(1/delta)/(order - 1), off by a noise within 6 SS sigma" \
+  jqt '.metrics | ((.epsilon_data_dependent_released - (.release_rdp + .release_gnss_rdp + ((1 / 1.0e-5) | log) / 7)) | fabs) as $d | $d > 0 and $d < 6 * .smooth_sensitivity * 0.5' "$RR"
+
 # Bad settings: exit 2, one line, nothing written.
 bad() { # NAME SED-EXPRESSION EXPECTED-SUBSTRING
   sed "$2" "$WORK/pate.yaml" > "$WORK/$1.yaml"
@@ -91,5 +107,7 @@ bad batch 's/batch_size: 32, lr/batch_size: 301, lr/' "teachers.train.batch_size
 bad public 's/, split: {public: 1000}//' "pate asks its queries on a public set"
 bad queries 's/queries: 300/queries: 1001/' "algorithm.queries 1001 exceeds the 1000 public examples"
 bad private_teachers 's/  count: 20/  count: 20\n  algorithm: {name: dp_sgd, clip: 1, noise_multiplier: 1}/' "PATE's teachers train non-privately"
+bad release_beta 's/sigma: 2, queries: 300}/sigma: 2, queries: 300, release: {order: 10, beta: 0.05, sigma: 1}}/' "algorithm.release.beta 0.05: Theorem 23 needs beta < 1 / (2 order) = 0.05"
+bad release_lnmax 's/lambda: 2, queries: 100}/lambda: 2, queries: 100, release: {order: 10, beta: 0.01, sigma: 1}}/' "algorithm.release: the smooth-sensitivity analysis is for gnmax and confident_gnmax"
 bad other_setting 's/lambda: 2, queries/lambda: 2, sigma: 3, queries/' "algorithm.sigma is not used by aggregator lnmax"
 finish
