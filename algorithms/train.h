@@ -126,6 +126,9 @@ typedef struct dp_train_cfg {
                                   R eta_t sigma C / b; 0: off */
     int dplis_sum;             /* 1: the K gradients summed before clipping (DPlis's code),
                                   not averaged (0, the paper's eq. 6); equal when K = 1 */
+    double dplis_sigma_fixed;  /* > 0: the perturbation std itself (finite), instead of
+                                  R eta_t sigma C / b, so the smoothed loss needs no privacy
+                                  noise: DPlis App. D's PATE student (sgd with K > 0) */
     int eval_every;            /* evaluate every this many epochs (>= 1); always at the end */
     const int *eval_epochs;    /* also at the end of each of these epochs (read-outs: one run
                                   read at several points; ascending, in 1..epochs); n_eval_

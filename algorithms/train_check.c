@@ -88,6 +88,9 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
     if (!(c->dplis_radius >= 0.0) || !isfinite(c->dplis_radius))
         return dp_err_set(err, DP_EINVAL, "algorithm.radius %g must be finite and >= 0",
                           c->dplis_radius);
+    if (!(c->dplis_sigma_fixed >= 0.0) || !isfinite(c->dplis_sigma_fixed))
+        return dp_err_set(err, DP_EINVAL, "algorithm.smooth_sigma %g must be finite and >= 0",
+                          c->dplis_sigma_fixed);
     switch (c->lr_schedule) {
     case DP_LR_CONSTANT:
         if (!(c->lr > 0.0) || !isfinite(c->lr))

@@ -145,7 +145,9 @@ int dp_train_step_plan(dp_train_step *s, const dp_train_cfg *cfg, const dp_train
     s->track = dp && (s->mean_clip || isfinite(cfg->clip));
     /* R = 0 or K = 0 (or no noise, so sigma_smooth = 0) is DP-SGD exactly: the plain
      * gradient path, not K identical copies averaged. */
-    s->dplis = dp && cfg->dplis_samples > 0 && cfg->dplis_radius > 0.0 && noise_std > 0.0;
+    s->dplis = cfg->dplis_samples > 0 &&
+               (cfg->dplis_sigma_fixed > 0.0 ||
+                (dp && cfg->dplis_radius > 0.0 && noise_std > 0.0));
     size_t P = ops->n_params, n_buf = cfg->update == DP_UPDATE_ADAM ? 4 : 2;
     int rc;
     if (s->dplis && !ops->smoothed_grad_sum) {
@@ -183,8 +185,11 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
     s->max_sqnorm = 0.0;
     memset(s->g, 0, P * sizeof *s->g);
     if (s->dplis) {
-        /* DPlis Alg. 2: sigma_smooth = R (eta / L) sigma C, L the expected batch size. */
-        double sigma_s = c->dplis_radius * eta * s->noise_std / (double)c->batch_size;
+        /* DPlis Alg. 2: sigma_smooth = R (eta / L) sigma C, L the expected batch size;
+         * App. D's student: a fixed sigma_smooth */
+        double sigma_s = c->dplis_sigma_fixed > 0.0
+                             ? c->dplis_sigma_fixed
+                             : c->dplis_radius * eta * s->noise_std / (double)c->batch_size;
         ops->smoothed_grad_sum(ops->ctx, batch, nb, s->clip, c->dplis_samples, sigma_s,
                                &s->perturb, s->g, track);
     } else {

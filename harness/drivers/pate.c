@@ -10,6 +10,10 @@
  *   algorithm.threshold    confident_gnmax: T
  *   algorithm.sigma1       confident_gnmax: the test's sigma, > 0
  *   algorithm.ptr_epsilon, ptr_delta  ptr: the (eps, delta) of each query's test
+ *   algorithm.smooth_sigma the student's loss smoothed as DPlis App. D: the mean loss at K
+ *                          copies of the weights plus N(0, smooth_sigma^2) each (>= 0,
+ *                          default 0: off; DPlis: 0.025-0.04)
+ *   algorithm.samples      K, default 10 (DPlis App. D)
  *   algorithm.release      gnmax, confident_gnmax: {order, beta, sigma}: release the
  *                          data-dependent epsilon privately through smooth sensitivity
  *                          (below); absent: it is recorded, marked not private
@@ -75,6 +79,8 @@ static const char *const ALL_KEYS[] = {"lambda", "sigma", "threshold", "sigma1",
 typedef struct pate_settings {
     dp_pate_cfg agg;
     long queries;
+    double smooth_sigma;                /* the student's smoothing (0: off) */
+    long samples;                       /* its K */
     int release;                        /* the smooth-sensitivity release is asked for */
     double release_order, release_beta, release_sigma;
 } pate_settings;
@@ -157,6 +163,15 @@ static int parse(const cfg_node *root, pate_settings *p, dp_err *err)
                               (cfg_range){0, 1, 1, 1, "in (0, 1)"}, &p->agg.delta, err)))
         return rc;
     if ((rc = dp_pate_cfg_check(&p->agg, err))) return drv_config_error(err, algo, "pate");
+    if ((rc = cfg_read_number(algo, "algorithm", "smooth_sigma", 0, 0,
+                              (cfg_range){0, INFINITY, 0, 1, ">= 0 and finite"},
+                              &p->smooth_sigma, err)) ||
+        (rc = cfg_read_int(algo, "algorithm", "samples", 0, 10, 1, DP_DPLIS_MAX_SAMPLES,
+                           &p->samples, err)))
+        return rc;
+    if (cfg_get(algo, "samples") && p->smooth_sigma == 0)
+        return cfg_error(err, cfg_get(algo, "samples"), 1, "algorithm.samples is the student's "
+                         "smoothing K: it needs algorithm.smooth_sigma > 0");
     return parse_release(algo, p, err);
 }
 
@@ -322,6 +337,8 @@ static void record(const run_spec *s, const pate_settings *p, const pate_outcome
     json_object_set_new(metrics, "teacher_folder", json_string(s->teacher_folder));
     json_object_set_new(metrics, "teacher_votes_sha256", json_string(s->teacher_votes_sha256));
     json_object_set_new(metrics, "queries_asked", json_integer(p->queries));
+    drv_num(metrics, "student_smooth_sigma", p->smooth_sigma);
+    if (p->smooth_sigma > 0) json_object_set_new(metrics, "student_samples", json_integer(p->samples));
     json_object_set_new(metrics, "queries_answered", json_integer((json_int_t)o->answered));
     drv_num(metrics, "label_accuracy",
             o->answered ? (double)o->correct / (double)o->answered : NAN);
@@ -369,6 +386,17 @@ static int student_set(const dp_dataset *pub, const pate_outcome *o, size_t Q, d
     return 0;
 }
 
+/* The student's trainer: the run's train block, with DPlis App. D's smoothing if asked
+ * (K copies of the weights plus N(0, smooth_sigma^2), their gradients averaged; no clip,
+ * no noise: the student is trained non-privately). */
+static void student_cfg(const pate_settings *p, dp_train_cfg *tc)
+{
+    if (p->smooth_sigma <= 0) return;
+    tc->dplis_samples = (int)p->samples;
+    tc->dplis_sigma_fixed = p->smooth_sigma;
+    tc->dplis_radius = 0;
+}
+
 /* Label, account, and build the student's set; rc and err as the drivers'. */
 static int prepare(const cfg_node *root, const run_spec *s, pate_settings *p, pate_outcome *o,
                    dp_dataset *st, dp_err *err)
@@ -397,6 +425,7 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     dp_dataset st;
     dp_train_cfg tc = s->train;
     int rc = prepare(root, s, &p, &o, &st, err);
+    student_cfg(&p, &tc);
     if (rc == 0) rc = drv_init_model(s, tr, m, err);
     if (rc == 0)
         rc = dp_train_linear(m, &tc, st.x, st.y, st.n, te->x, te->y, te->n, res, err);
@@ -416,6 +445,7 @@ static int run_deep(const cfg_node *root, const run_spec *s, const dp_dataset *t
     dp_dataset st;
     dp_train_cfg tc = s->train;
     int rc = prepare(root, s, &p, &o, &st, err);
+    student_cfg(&p, &tc);
     if (rc == 0)
         rc = dp_train_model(m, &tc, s->l2, st.x, st.y, st.n, te->x, te->y, te->n, res, err);
     if (rc == 0) record(s, &p, &o, metrics);

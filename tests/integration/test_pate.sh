@@ -93,6 +93,30 @@ check "release: GNSS cost as Theorem 23" \
 check "release: R + GNSS + ln(1/delta)/(order - 1), off by a noise within 6 SS sigma" \
   jqt '.metrics | ((.epsilon_data_dependent_released - (.release_rdp + .release_gnss_rdp + ((1 / 1.0e-5) | log) / 7)) | fabs) as $d | $d > 0 and $d < 6 * .smooth_sensitivity * 0.5' "$RR"
 
+# The smoothed student (DPlis App. D): the same labels, another student.
+cat > "$WORK/smooth.yaml" <<'EOF2'
+experiment: pate_smooth
+dataset: {name: fashion_mnist, subsample: 6000, split: {public: 1000}}
+teachers:
+  count: 20
+  model: {type: softmax}
+  train: {epochs: 5, batch_size: 32, lr: 0.5, eval_every: 5}
+model: {type: softmax}
+train: {epochs: 10, batch_size: 16, lr: 0.5, eval_every: 10}
+grid:
+  algorithm:
+    - {name: pate, aggregator: gnmax, sigma: 2, queries: 200}
+    - {name: pate, aggregator: gnmax, sigma: 2, queries: 200, smooth_sigma: 0.05, samples: 3}
+EOF2
+"$DPERM" run "$WORK/smooth.yaml" --out "$WORK/sm" --quiet > /dev/null
+check "smoothed student: run exits 0" [ $? = 0 ]
+SM="$WORK/sm/runs.jsonl"
+check "smoothed student: the same labels" \
+  [ "$(jq -r '[.metrics.queries_answered, .metrics.label_accuracy] | @text' "$SM" | sort -u | wc -l)" = 1 ]
+check "smoothed student: recorded" \
+  [ "$(jq -r '.metrics.student_smooth_sigma' "$SM" | sort | tr '\n' ' ')" = "0 0.05 " ]
+check "smoothed student: another student" [ "$(jq -r .metrics.test_loss "$SM" | sort -u | wc -l)" = 2 ]
+
 # Bad settings: exit 2, one line, nothing written.
 bad() { # NAME SED-EXPRESSION EXPECTED-SUBSTRING
   sed "$2" "$WORK/pate.yaml" > "$WORK/$1.yaml"
@@ -109,5 +133,6 @@ bad queries 's/queries: 300/queries: 1001/' "algorithm.queries 1001 exceeds the 
 bad private_teachers 's/  count: 20/  count: 20\n  algorithm: {name: dp_sgd, clip: 1, noise_multiplier: 1}/' "PATE's teachers train non-privately"
 bad release_beta 's/sigma: 2, queries: 300}/sigma: 2, queries: 300, release: {order: 10, beta: 0.05, sigma: 1}}/' "algorithm.release.beta 0.05: Theorem 23 needs beta < 1 / (2 order) = 0.05"
 bad release_lnmax 's/lambda: 2, queries: 100}/lambda: 2, queries: 100, release: {order: 10, beta: 0.01, sigma: 1}}/' "algorithm.release: the smooth-sensitivity analysis is for gnmax and confident_gnmax"
+bad samples_alone 's/lambda: 2, queries: 100}/lambda: 2, queries: 100, samples: 3}/' "algorithm.samples is the student's smoothing K: it needs algorithm.smooth_sigma > 0"
 bad other_setting 's/lambda: 2, queries/lambda: 2, sigma: 3, queries/' "algorithm.sigma is not used by aggregator lnmax"
 finish
