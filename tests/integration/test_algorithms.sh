@@ -19,8 +19,10 @@ check "gd takes one step per epoch" \
 
 "$DPERM" run "$(dirname "$0")/../../configs/all_algorithms.yaml" -j 2 --out "$WORK/all" --quiet >/dev/null
 check "configs/all_algorithms.yaml runs every algorithm in one command" [ $? = 0 ]
-check "...one ok record per algorithm and seed" \
-  [ "$(jq -r 'select(.status == "ok") | .config.algorithm.name' "$WORK/all/runs.jsonl" | sort -u | wc -l)" = "$("$DPERM" list algorithms | grep -c '^  [a-z]')" ]
+# every algorithm but pate, which asks its queries on a real dataset's public set
+# (tests/integration/test_pate.sh runs it on Fashion-MNIST)
+check "...one ok record per algorithm (but pate) and seed" \
+  [ "$(jq -r 'select(.status == "ok") | .config.algorithm.name' "$WORK/all/runs.jsonl" | sort -u | wc -l)" = "$("$DPERM" list algorithms | grep '^  [a-z]' | grep -vc '^  pate ')" ]
 check "...each with an optimality gap" \
   sh -c "jq -e '.metrics.optimality_gap >= -1e-9' '$WORK/all/runs.jsonl' | grep -qv false"
 
