@@ -117,6 +117,13 @@ check "smoothed student: recorded" \
   [ "$(jq -r '.metrics.student_smooth_sigma' "$SM" | sort | tr '\n' ' ')" = "0 0.05 " ]
 check "smoothed student: another student" [ "$(jq -r .metrics.test_loss "$SM" | sort -u | wc -l)" = 2 ]
 
+# Secure noise applies to the aggregators as to every mechanism.
+"$DPERM" run "$WORK/pate.yaml" --only algorithm.aggregator=lnmax --secure-noise --out "$WORK/sec" \
+  --quiet > /dev/null 2>&1
+check "secure noise: run exits 0" [ $? = 0 ]
+check "secure noise: the record says not reproducible, same teachers" \
+  jqt 'select(.metrics.aggregator == "lnmax") | .reproducible == false and .metrics.queries_answered == 100' "$WORK/sec/runs.jsonl"
+
 # Bad settings: exit 2, one line, nothing written.
 bad() { # NAME SED-EXPRESSION EXPECTED-SUBSTRING
   sed "$2" "$WORK/pate.yaml" > "$WORK/$1.yaml"
