@@ -44,7 +44,8 @@
  *     cost GNSS(beta, sigma, lambda) (Theorem 23), which is added:
  *     epsilon_data_dependent_released = R + SS Z + GNSS + ln(1/delta) / (lambda - 1).
  *     The record keeps the exact value beside it (epsilon_data_dependent), and says
- *     epsilon_data_dependent_private true.
+ *     epsilon_data_dependent_private true. The release is a disclosure of its own:
+ *     epsilon_spent then composes GNSS's RDP with the labels' data-independent one.
  *   PTR (Lecture15): each query is (ptr_epsilon, ptr_delta)-DP; Q queries compose to
  *     (Q ptr_epsilon, Q ptr_delta) (basic composition), recorded as epsilon_spent and
  *     delta_spent.
@@ -199,6 +200,7 @@ typedef struct pate_outcome {
     int *labels;          /* queries: the released label, or -1 */
     size_t answered, correct;
     double eps_independent, eps_dependent, delta_spent, order_independent, order_dependent;
+    double eps_spent;     /* eps_independent, and the release's own cost when there is one */
     /* the smooth-sensitivity release (when asked) */
     double rdp_at_order, smooth_sensitivity, gnss_rdp, eps_released;
 } pate_outcome;
@@ -323,6 +325,18 @@ static int label(const run_spec *s, const pate_settings *p, const dp_dataset *pu
                 rc = dp_rdp_to_epsilon(orders, dep, n, s->delta, DP_RDP_CONVERT_CLASSIC,
                                        &o->eps_dependent, &o->order_dependent, err);
         }
+        o->eps_spent = o->eps_independent;
+        if (rc == 0 && p->release) {
+            /* the release is itself a disclosure: epsilon_spent bounds the labels and the
+             * release together, GNSS's RDP (defined below order 1 / (2 beta)) added at
+             * every order */
+            for (size_t i = 0; i < n; i++) {
+                double g = dp_pate_rdp_gnss(p->release_beta, p->release_sigma, orders[i]);
+                ind[i] += isnan(g) ? INFINITY : g;
+            }
+            rc = dp_rdp_to_epsilon(orders, ind, n, s->delta, DP_RDP_CONVERT_CLASSIC,
+                                   &o->eps_spent, NULL, err);
+        }
     }
     free(buf);
     return rc;
@@ -342,7 +356,7 @@ static void record(const run_spec *s, const pate_settings *p, const pate_outcome
     json_object_set_new(metrics, "queries_answered", json_integer((json_int_t)o->answered));
     drv_num(metrics, "label_accuracy",
             o->answered ? (double)o->correct / (double)o->answered : NAN);
-    drv_privacy_metrics(metrics, o->eps_independent, o->delta_spent,
+    drv_privacy_metrics(metrics, o->eps_spent, o->delta_spent,
                         p->agg.kind == DP_PATE_PTR
                             ? "basic composition of the queries' (ptr_epsilon, ptr_delta)"
                             : "pate_rdp: the aggregator's data-independent RDP per query "
@@ -363,7 +377,7 @@ static void record(const run_spec *s, const pate_settings *p, const pate_outcome
     }
     drv_num(metrics, "rdp_order_independent", o->order_independent);
     drv_num(metrics, "rdp_order_dependent", o->order_dependent);
-    drv_privacy_truth(metrics, NAN, o->eps_independent,
+    drv_privacy_truth(metrics, NAN, o->eps_spent,
                       p->agg.kind == DP_PATE_PTR ? "basic_composition" : "pate_rdp", NULL);
     if (p->agg.kind != DP_PATE_PTR && !p->release)
         drv_warn(metrics, "pate: epsilon_data_dependent is computed from the private votes "

@@ -88,6 +88,8 @@ RR="$WORK/rel/runs.jsonl"
 jqt() { jq -e "$1" "$2" > /dev/null; }
 check "release: marked private, with its parts" \
   jqt '.metrics | .epsilon_data_dependent_private == true and .smooth_sensitivity > 0 and .release_rdp > 0' "$RR"
+check "release: epsilon_spent also pays for the release" \
+  jqt '.metrics | .epsilon_spent > .epsilon_data_independent' "$RR"
 check "release: GNSS cost as Theorem 23" \
   jqt '.metrics | ((.release_gnss_rdp - (8 * (0.1 | exp) / 0.25 + (-0.5 * ((1 - 0.8) | log) + 0.4) / 7)) | fabs) < 1e-9 * .release_gnss_rdp' "$RR"
 check "release: R + GNSS + ln(1/delta)/(order - 1), off by a noise within 6 SS sigma" \
