@@ -6,7 +6,7 @@
  * ones, whose MD5s LeCun's page lists). Fashion-MNIST's sums are those of Debian's
  * dataset-fashion-mnist package, whose .gz files are recompressed (same content, other
  * bytes than the upstream .gz). No sum is recorded for files dperm never had a verified
- * copy of (CIFAR-10, ULB creditcard.csv) nor for the credit-default CSV, an export of
+ * copy of (CIFAR-10, SVHN, ULB creditcard.csv) nor for the credit-default CSV, an export of
  * the original .xls: those are validated by format and row count only, and say so.
  */
 #include <string.h>
@@ -49,6 +49,15 @@ static const dp_data_info DATASETS[] = {
       {"data_batch_3.bin", NULL, 10000}, {"data_batch_4.bin", NULL, 10000},
       {"data_batch_5.bin", NULL, 10000}, {"test_batch.bin", NULL, 10000}},
      6, 60000, 1, 0, "run `make data` (the binary version, cifar-10-binary.tar.gz) or pass --data-dir"},
+    {"svhn", DP_FMT_MAT,
+     "house-number digits from Street View, 32x32 colour, 10 classes; 73257 train + 26032 test",
+     "Netzer, Wang, Coates, Bissacco, Wu, Ng 2011, Reading Digits in Natural Images with "
+     "Unsupervised Feature Learning",
+     "non-commercial use only (see the dataset page)", "svhn",
+     {{"train_32x32.mat", NULL, 73257}, {"test_32x32.mat", NULL, 26032}},
+     2, 99289, 1, 0,
+     "download train_32x32.mat and test_32x32.mat (format 2, cropped digits) from "
+     "http://ufldl.stanford.edu/housenumbers/ into datasets/data/svhn/ or pass --data-dir"},
     {"adult", DP_FMT_CSV, "census income > 50K, 14 attributes (8 categorical); 32561 + 16281",
      "Becker & Kohavi 1996 (UCI); Kohavi 1996", "CC BY 4.0",
      "uci/adult:adult",

@@ -20,11 +20,14 @@
 #define DP_DATA_MAX_DIRS 16
 #define DP_DATA_MAX_FILES 8
 #define DP_DATA_MAX_CLASSES 32
-#define DP_DATA_MAX_CHANNELS 4   /* of an image dataset (MNIST 1, CIFAR-10 3) */
+#define DP_DATA_MAX_CHANNELS 4   /* of an image dataset (MNIST 1, CIFAR-10 and SVHN 3) */
 
 /* ---- the registry of named datasets -------------------------------------------------- */
 
-typedef enum { DP_FMT_SYNTHETIC = 0, DP_FMT_IDX = 1, DP_FMT_CIFAR = 2, DP_FMT_CSV = 3 } dp_format;
+/* DP_FMT_MAT: MATLAB level-5 MAT-files holding SVHN's X and y (datasets/mat.c). */
+typedef enum {
+    DP_FMT_SYNTHETIC = 0, DP_FMT_IDX = 1, DP_FMT_CIFAR = 2, DP_FMT_CSV = 3, DP_FMT_MAT = 4
+} dp_format;
 
 /* A file of a dataset: its name in the dataset's folder and, when the file is
  * distributed byte-identical everywhere, its SHA-256 (NULL: no published sum). */

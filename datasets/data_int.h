@@ -46,6 +46,12 @@ int dp_cifar_read_files(dp_raw *raw, const char *const *paths, size_t n_train_fi
                         size_t n_test_files, dp_err *err);
 int dp_cifar_read_tar(dp_raw *raw, const char *tar_gz_path, dp_err *err);
 
+/* SVHN's cropped digits (format 2): train_32x32.mat then test_32x32.mat, MATLAB level-5
+ * MAT-files (compressed or not, either byte order) holding X (32 x 32 x 3 x N uint8) and
+ * y (N labels 1..10, 10 the digit 0); rows CHW, classes "0".."9". DP_EDATA names the
+ * file, the variable and what is wrong; DP_EIO, DP_ENOMEM. */
+int dp_svhn_read(dp_raw *raw, const char *train_path, const char *test_path, dp_err *err);
+
 /* The UCI-style CSV sets, by dataset name, from the located files. */
 int dp_uci_read(dp_raw *raw, const dp_data_info *info, const dp_data_found *found,
                 dp_err *err);

@@ -91,6 +91,9 @@ static int read_raw(dp_raw *raw, const dp_data_info *info, const dp_data_found *
     case DP_FMT_CSV:
         rc = dp_uci_read(raw, info, f, err);
         break;
+    case DP_FMT_MAT:
+        rc = dp_svhn_read(raw, f->paths[0], f->paths[1], err);
+        break;
     default:
         rc = dp_err_set(err, DP_EINVAL, "%s has no file format", info->name);
     }

@@ -127,11 +127,11 @@ static const char *const TRAIN_KEYS[] = {"epochs", "batch_size", "sampling", "lr
 static const char *const LR_KEYS[] = {"schedule", "value", "a", "step_at", "factor"};
 
 /* synthetic, then the real datasets of datasets/catalog.c (for did-you-mean). */
-static const char *const DATASETS[] = {"synthetic",  "mnist",         "fashion_mnist",
-                                       "cifar10",    "adult",         "bank",
-                                       "bank_additional", "credit_default", "wine_quality",
-                                       "bike",       "kddcup99",      "breast_cancer",
-                                       "iris",       "credit_fraud"};
+static const char *const DATASETS[] = {"synthetic",       "mnist",          "fashion_mnist",
+                                       "cifar10",         "svhn",           "adult",
+                                       "bank",            "bank_additional", "credit_default",
+                                       "wine_quality",    "bike",           "kddcup99",
+                                       "breast_cancer",   "iris",           "credit_fraud"};
 static const char *const REAL_ONLY[] = {"split", "scale", "normalize", "one_hot", "labels",
                                         "positive", "target_scale", "missing", "subsample",
                                         "evaluate", "fallback", "required", "standardize"};

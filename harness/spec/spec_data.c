@@ -1,14 +1,14 @@
 /* spec_data.c: the `dataset` block for a named real dataset (mnist, adult, ...), and
  * binding a run to the loaded data (spec.h: spec_bind_data).
  *
- *   dataset.name          mnist | fashion_mnist | cifar10 | adult | bank | bank_additional |
- *                         credit_default | wine_quality | bike | kddcup99 | breast_cancer |
- *                         iris | credit_fraud (datasets/catalog.c)
+ *   dataset.name          mnist | fashion_mnist | cifar10 | svhn | adult | bank |
+ *                         bank_additional | credit_default | wine_quality | bike | kddcup99 |
+ *                         breast_cancer | iris | credit_fraud (datasets/catalog.c)
  *   dataset.scale         none | minmax | standardize       minmax (images: / 255)
  *   dataset.standardize   {mean: m, std: s}, images with     none
  *                         scale minmax: x' = (x - m) / s after the map to [0, 1]; m and s
- *                         a number or a list of 1 or channels numbers (CIFAR-10: 3, one
- *                         per channel), s > 0
+ *                         a number or a list of 1 or channels numbers (CIFAR-10, SVHN: 3,
+ *                         one per channel), s > 0
  *   dataset.normalize     none | unit_l2                    tables unit_l2, images none
  *   dataset.one_hot       bool                              true
  *   dataset.labels        index | pm1                       pm1 for the binary sets
@@ -125,16 +125,17 @@ static int read_classes(const cfg_node *ds, dp_data_opts *o, dp_err *err)
 }
 
 /* dataset.standardize (preprocess.c, step 6): what the catalog knows is checked here
- * (an image dataset, its channels: the IDX sets have 1, CIFAR-10 3); the loader checks
- * the values again against the data. */
+ * (an image dataset, its channels: the IDX sets have 1, CIFAR-10 and SVHN 3); the loader
+ * checks the values again against the data. */
 static int read_standardize(const cfg_node *ds, const dp_data_info *info, dp_data_opts *o,
                             dp_err *err)
 {
     const cfg_node *st = cfg_get(ds, "standardize");
     if (!st) return 0;
-    if (info->format != DP_FMT_IDX && info->format != DP_FMT_CIFAR)
+    if (info->format != DP_FMT_IDX && info->format != DP_FMT_CIFAR &&
+        info->format != DP_FMT_MAT)
         return cfg_error(err, st, 1, "dataset.standardize applies to the image datasets "
-                         "(mnist, fashion_mnist, cifar10), not to %s (its own statistics: "
+                         "(mnist, fashion_mnist, cifar10, svhn), not to %s (its own statistics: "
                          "dataset.scale: standardize)", info->name);
     int rc;
     if ((rc = cfg_expect_map(st, "dataset.standardize", err)) ||
@@ -144,7 +145,7 @@ static int read_standardize(const cfg_node *ds, const dp_data_info *info, dp_dat
     if (o->scale != DP_SCALE_MINMAX)
         return cfg_error(err, st, 1, "dataset.standardize applies after the map to [0, 1]: "
                          "it needs dataset.scale: minmax (the default)");
-    const int channels = info->format == DP_FMT_CIFAR ? 3 : 1;
+    const int channels = info->format == DP_FMT_CIFAR || info->format == DP_FMT_MAT ? 3 : 1;
     size_t *count[2] = {&o->n_standardize_mean, &o->n_standardize_std};
     double *vals[2] = {o->standardize_mean, o->standardize_std};
     for (int k = 0; k < 2; k++) {

@@ -87,7 +87,8 @@ static double domain_row_norm(const run_spec *s)
     if (!s->real) return sqrt(2.0); /* synthetic rows lie in the unit ball */
     if (s->data.unit_l2) return sqrt(2.0);
     const dp_data_info *info = dp_data_find(s->data.name);
-    int image = info && (info->format == DP_FMT_IDX || info->format == DP_FMT_CIFAR);
+    int image = info && (info->format == DP_FMT_IDX || info->format == DP_FMT_CIFAR ||
+                         info->format == DP_FMT_MAT);
     if (!image || s->data.scale != DP_SCALE_MINMAX) return NAN;
     /* pixels in [0, 1]; a fixed standardization maps a channel to [-m/s, (1-m)/s] */
     int c = s->in_c > 0 ? s->in_c : 1;
