@@ -2,9 +2,13 @@
 #include "harness/sweep/runner.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <nettle/sha2.h>
 
 #include "algorithms/models/model.h"
 #include "algorithms/privacy/accountant.h"
@@ -256,8 +260,8 @@ static void state_neighbours(json_t *rec, json_t *m, const run_spec *s)
     if (!json_object_get(m, "neighbours")) json_object_set_new(m, "neighbours", json_string(name));
 }
 
-/* The labels t's model gives the public rows, written to path. */
-static int write_labels(const run_spec *s, trained *t, const char *path)
+/* The labels t's model gives the public rows, written to path; their SHA-256 in sha. */
+static int write_labels(const run_spec *s, trained *t, const char *path, char sha[65])
 {
     const dp_dataset *pub = &s->bound->public_set;
     int *y = malloc((pub->n + 1) * sizeof *y);
@@ -268,6 +272,14 @@ static int write_labels(const run_spec *s, trained *t, const char *path)
         dp_err_set(&t->err, rc, "pate: a teacher must be a classifier");
     for (size_t i = 0; rc == 0 && i < pub->n; i++) bytes[i] = (unsigned char)y[i];
     if (rc == 0) rc = store_write_atomic(path, (const char *)bytes, pub->n, &t->err);
+    if (rc == 0) {
+        struct sha256_ctx ctx;
+        uint8_t d[SHA256_DIGEST_SIZE];
+        sha256_init(&ctx);
+        sha256_update(&ctx, pub->n, bytes);
+        sha256_digest(&ctx, sizeof d, d);
+        for (size_t i = 0; i < sizeof d; i++) snprintf(sha + 2 * i, 3, "%02x", d[i]);
+    }
     free(y);
     free(bytes);
     return rc;
@@ -286,7 +298,8 @@ json_t *runner_teacher(const grid_run *run, const run_spec *teacher, size_t coun
         t.tr = &t.train;
         rc = train(run, teacher, &t);
     }
-    if (rc == 0) rc = write_labels(teacher, &t, labels_path);
+    char sha[65] = "";
+    if (rc == 0) rc = write_labels(teacher, &t, labels_path, sha);
     json_t *rec = json_pack("{s:I, s:I, s:o, s:I, s:o, s:s}", "index", (json_int_t)index,
                             "rows", (json_int_t)t.train.n, "test_accuracy",
                             record_number(rc ? NAN : t.res.final.test_accuracy), "iterations",
@@ -294,6 +307,7 @@ json_t *runner_teacher(const grid_run *run, const run_spec *teacher, size_t coun
                             record_number(progress_now() - wall0), "status",
                             rc ? RECORD_FAILED : RECORD_OK);
     if (rec && rc) json_object_set_new(rec, "message", json_string(t.err.msg));
+    if (rec && rc == 0) json_object_set_new(rec, "labels_sha256", json_string(sha));
     trained_destroy(&t);
     return rec;
 }

@@ -19,8 +19,8 @@ json_t *runner_execute(const grid_run *run, const run_spec *spec);
 /* PATE's teacher `index` of `count`: train teacher (a planned first-order run on real
  * data) on part index of its training rows (dp_dataset_part), write its labels of the
  * public set (dataset.split.public), one byte each, to labels_path (atomically), and
- * return {index, rows, test_accuracy, iterations, wall_seconds, status[, message]}; NULL
- * on out of memory. */
+ * return {index, rows, test_accuracy, iterations, wall_seconds, status, and labels_sha256
+ * or message}; NULL on out of memory. */
 json_t *runner_teacher(const grid_run *run, const run_spec *teacher, size_t count,
                        size_t index, const char *labels_path);
 

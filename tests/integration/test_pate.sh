@@ -34,6 +34,8 @@ check "one ensemble folder of 20 label files of 1000 bytes" sh -c \
   "[ \$(ls '$T' | grep -c '\.labels\$') = 20 ] && [ \$(cat '$T'/*.labels | wc -c) = 20000 ]"
 check "teachers.jsonl: 20 teachers, ok, 300 rows each" \
   [ "$(jq -r 'select(.status == "ok" and .rows == 300) | .index' "$T/teachers.jsonl" | sort -u | wc -l)" = 20 ]
+check "teachers.jsonl: each line the SHA-256 of its label file" \
+  [ "$(jq -r 'select(.index == 7) | .labels_sha256' "$T/teachers.jsonl")" = "$(sha256sum < "$T/7.labels" | cut -d' ' -f1)" ]
 sha=$(for i in $(seq 0 19); do cat "$T/$i.labels"; done | sha256sum | cut -d' ' -f1)
 check "every record carries the votes' SHA-256" \
   [ "$(jq -r .metrics.teacher_votes_sha256 "$R" | sort -u)" = "$sha" ]
