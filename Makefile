@@ -194,7 +194,7 @@ memcheck: all ## valgrind memcheck of a small `dperm run`: no leaks, no invalid 
 # timeout: on a loaded machine wall time stretches, and every input here runs in 0.3 s. test-fuzz-replay (in `make test`) links
 # the same targets with a plain main() (tests/fuzz/replay_main.c) under ASan+UBSan, no
 # libFuzzer needed, and feeds them every corpus and crash file: a fixed crash stays fixed.
-FUZZ_TARGETS := config grid idx cifar csv runs_jsonl
+FUZZ_TARGETS := config grid idx cifar csv runs_jsonl svhn
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
@@ -254,8 +254,9 @@ REPRO_CONFIGS_dplis := configs/dplis/table2_mnist.yaml configs/dplis/fig3_mnist.
   configs/dplis/table11.yaml
 REPRO_CONFIGS_inputpert := configs/inputpert/fig2_3.yaml configs/inputpert/fig2_3_mlp.yaml configs/inputpert/fig4.yaml
 REPRO_CONFIGS_lecture15 := configs/lecture15/accountants.yaml
-# PATE (Papernot et al. 2017, 2018; Lecture15 §15.5.1; DPlis §5.7): quick under a minute
-REPRO_CONFIGS_pate := configs/pate/mnist.yaml
+# PATE (Papernot et al. 2017, 2018; Lecture15 §15.5.1; DPlis §5.7, Tables 12-13 on SVHN,
+# data missing where SVHN is absent): quick under a minute
+REPRO_CONFIGS_pate := configs/pate/mnist.yaml configs/dplis/table12.yaml
 REPRO_TARGETS := $(addprefix reproduce-,$(PAPERS))
 .PHONY: $(REPRO_TARGETS) demo
 $(REPRO_TARGETS): reproduce-%: all ## a paper's tables and figures (lssgd, zhang17, dplis, inputpert, lecture15, pate), SCALE=quick|full
