@@ -430,9 +430,14 @@ static int prepare(const cfg_node *root, const run_spec *s, pate_settings *p, pa
     return student_set(pub, o, (size_t)p->queries, st, err);
 }
 
-static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
-               const dp_dataset *te, dp_linear *m, dp_train_result *res, json_t *metrics,
-               dp_err *err)
+/* Label, account, train the student with `train` (the linear or the deep trainer), record. */
+typedef int (*student_train_fn)(const run_spec *s, const dp_train_cfg *tc, const dp_dataset *st,
+                                const dp_dataset *tr, const dp_dataset *te, void *model,
+                                dp_train_result *res, dp_err *err);
+
+static int pate_run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
+                    const dp_dataset *te, void *model, student_train_fn train,
+                    dp_train_result *res, json_t *metrics, dp_err *err)
 {
     pate_settings p;
     pate_outcome o;
@@ -440,32 +445,42 @@ static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
     dp_train_cfg tc = s->train;
     int rc = prepare(root, s, &p, &o, &st, err);
     student_cfg(&p, &tc);
-    if (rc == 0) rc = drv_init_model(s, tr, m, err);
-    if (rc == 0)
-        rc = dp_train_linear(m, &tc, st.x, st.y, st.n, te->x, te->y, te->n, res, err);
+    if (rc == 0) rc = train(s, &tc, &st, tr, te, model, res, err);
     if (rc == 0) record(s, &p, &o, metrics);
     dp_dataset_destroy(&st);
     free(o.labels);
     return rc;
 }
 
+static int train_linear(const run_spec *s, const dp_train_cfg *tc, const dp_dataset *st,
+                        const dp_dataset *tr, const dp_dataset *te, void *model,
+                        dp_train_result *res, dp_err *err)
+{
+    dp_linear *m = model;
+    int rc = drv_init_model(s, tr, m, err);
+    return rc ? rc : dp_train_linear(m, tc, st->x, st->y, st->n, te->x, te->y, te->n, res, err);
+}
+
+static int train_deep(const run_spec *s, const dp_train_cfg *tc, const dp_dataset *st,
+                      const dp_dataset *tr, const dp_dataset *te, void *model,
+                      dp_train_result *res, dp_err *err)
+{
+    (void)tr;
+    return dp_train_model(model, tc, s->l2, st->x, st->y, st->n, te->x, te->y, te->n, res, err);
+}
+
+static int run(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
+               const dp_dataset *te, dp_linear *m, dp_train_result *res, json_t *metrics,
+               dp_err *err)
+{
+    return pate_run(root, s, tr, te, m, train_linear, res, metrics, err);
+}
+
 static int run_deep(const cfg_node *root, const run_spec *s, const dp_dataset *tr,
                     const dp_dataset *te, dp_model *m, dp_train_result *res, json_t *metrics,
                     dp_err *err)
 {
-    (void)tr;
-    pate_settings p;
-    pate_outcome o;
-    dp_dataset st;
-    dp_train_cfg tc = s->train;
-    int rc = prepare(root, s, &p, &o, &st, err);
-    student_cfg(&p, &tc);
-    if (rc == 0)
-        rc = dp_train_model(m, &tc, s->l2, st.x, st.y, st.n, te->x, te->y, te->n, res, err);
-    if (rc == 0) record(s, &p, &o, metrics);
-    dp_dataset_destroy(&st);
-    free(o.labels);
-    return rc;
+    return pate_run(root, s, tr, te, m, train_deep, res, metrics, err);
 }
 
 const driver driver_pate = {"pate", check, run, run_deep};

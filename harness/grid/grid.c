@@ -62,36 +62,6 @@ void grid_join_names(char *buf, size_t size, const char *const *names, size_t n,
 
 // ---- assignment into a config --------------------------------------------------------
 
-static int map_put(cfg_node *map, cfg_node *child)
-{
-    for (size_t i = 0; i < map->n_items; i++)
-        if (strcmp(map->items[i]->key, child->key) == 0) {
-            cfg_free(map->items[i]);
-            map->items[i] = child;
-            return 0;
-        }
-    cfg_node **items = realloc(map->items, (map->n_items + 1) * sizeof *items);
-    if (!items) {
-        cfg_free(child);
-        return DP_ENOMEM;
-    }
-    items[map->n_items++] = child;
-    map->items = items;
-    return 0;
-}
-
-static void map_remove(cfg_node *map, const char *key)
-{
-    for (size_t i = 0; i < map->n_items; i++)
-        if (strcmp(map->items[i]->key, key) == 0) {
-            cfg_free(map->items[i]);
-            memmove(&map->items[i], &map->items[i + 1],
-                    (map->n_items - i - 1) * sizeof *map->items);
-            map->n_items--;
-            return;
-        }
-}
-
 /* Deep merge src over dst (both maps): maps merge key by key, anything else replaces. */
 static int merge_into(cfg_node *dst, const cfg_node *src)
 {
@@ -103,7 +73,7 @@ static int merge_into(cfg_node *dst, const cfg_node *src)
             continue;
         }
         cfg_node *c = cfg_clone(s);
-        if (!c || map_put(dst, c)) return DP_ENOMEM;
+        if (!c || cfg_put(dst, c)) return DP_ENOMEM;
     }
     return 0;
 }
@@ -150,11 +120,11 @@ int grid_apply(cfg_node *root, const assign *a)
                 cfg_free(c);
                 return DP_ENOMEM;
             }
-            return map_put(cur, c);
+            return cfg_put(cur, c);
         }
         if (!next || next->kind != CFG_MAP) {
             cfg_node *m = empty_map(p, len, a->value, a->key_line, a->key_col);
-            if (!m || map_put(cur, m)) return DP_ENOMEM;
+            if (!m || cfg_put(cur, m)) return DP_ENOMEM;
             next = m;
         }
         cur = next;
@@ -358,11 +328,11 @@ int grid_expand(const cfg_node *root, const char *scale, char *const *only, size
     /* The base is the document without grid/scales/report/audit; doc itself stays whole
      * because the alternatives point into its grid for error positions. */
     if (!(base = cfg_clone(doc))) goto nomem;
-    map_remove(base, "grid");
-    map_remove(base, "scales");
-    map_remove(base, "report");
-    map_remove(base, "audit");
-    map_remove(base, "protocols");
+    cfg_remove(base, "grid");
+    cfg_remove(base, "scales");
+    cfg_remove(base, "report");
+    cfg_remove(base, "audit");
+    cfg_remove(base, "protocols");
     out->runs = calloc(total, sizeof *out->runs);
     digits = calloc(dl.n + 1, sizeof *digits);
     if (!out->runs || !digits) goto nomem;

@@ -18,32 +18,11 @@
 
 #include "algorithms/privacy/pate.h"
 #include "algorithms/privacy/rdp.h"
+#include "tests/unit/pate_fixture.h"
 #include "tests/unit/test_util.h"
 
 #define MAX_ORDERS 16
 #define MAX_CLASSES 16
-
-static json_t *reference(void)
-{
-    json_error_t jerr;
-    const char *path = "tests/fixtures/pate/reference.json";
-    json_t *root = json_load_file(path, 0, &jerr);
-    ck_assert_msg(root != NULL, "cannot read %s (%s); run from the repository root", path,
-                  jerr.text);
-    return root;
-}
-
-static size_t numbers(json_t *list, double *out, size_t max)
-{
-    size_t i;
-    json_t *v;
-    ck_assert(json_array_size(list) <= max);
-    json_array_foreach(list, i, v) {
-        const char *s = json_string_value(v);
-        out[i] = s ? (s[0] == '-' ? -INFINITY : INFINITY) : json_number_value(v);
-    }
-    return json_array_size(list);
-}
 
 /* |a - b| <= tol * max(|b|, 1e-12): relative, with an absolute floor for values near 0. */
 static void assert_close(double a, double b, double tol, const char *what, size_t c, size_t i)
@@ -62,23 +41,23 @@ static size_t N_ORDERS;
 
 static void load_orders(json_t *root)
 {
-    N_ORDERS = numbers(json_object_get(root, "orders"), ORDERS, MAX_ORDERS);
+    N_ORDERS = pate_numbers(json_object_get(root, "orders"), ORDERS, MAX_ORDERS);
     ck_assert_uint_eq(N_ORDERS, 12);
 }
 
 /* pate-1.1: GNMax, ln q and the RDP curve (Prop. 7, Theorem 6, Prop. 8). */
 START_TEST(gnmax_matches_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("reference.json");
     load_orders(root);
     size_t c, n_dependent = 0, n_independent = 0;
     json_t *e;
     json_array_foreach(json_object_get(root, "gnmax"), c, e) {
         double votes[MAX_CLASSES], ref[MAX_ORDERS], ind[MAX_ORDERS], rdp[MAX_ORDERS];
-        size_t k = numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
+        size_t k = pate_numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
         double sigma = test_num(e, "sigma");
-        numbers(json_object_get(e, "rdp"), ref, MAX_ORDERS);
-        numbers(json_object_get(e, "data_independent"), ind, MAX_ORDERS);
+        pate_numbers(json_object_get(e, "rdp"), ref, MAX_ORDERS);
+        pate_numbers(json_object_get(e, "data_independent"), ind, MAX_ORDERS);
         double logq = dp_pate_logq_gnmax(votes, k, sigma);
         assert_close(logq, test_num(e, "logq"), 1e-10, "gnmax logq", c, 0);
         dp_pate_rdp_gnmax(logq, sigma, ORDERS, N_ORDERS, rdp);
@@ -99,16 +78,16 @@ END_TEST
 /* pate-1.2: Confident-GNMax's threshold test: ln Pr[answered] and its RDP. */
 START_TEST(threshold_matches_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("reference.json");
     load_orders(root);
     size_t c;
     json_t *e;
     json_array_foreach(json_object_get(root, "threshold"), c, e) {
         double votes[MAX_CLASSES], ref[MAX_ORDERS], ind[MAX_ORDERS], rdp[MAX_ORDERS];
-        size_t k = numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
+        size_t k = pate_numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
         double t = test_num(e, "threshold"), s1 = test_num(e, "sigma1");
-        numbers(json_object_get(e, "rdp"), ref, MAX_ORDERS);
-        numbers(json_object_get(e, "data_independent"), ind, MAX_ORDERS);
+        pate_numbers(json_object_get(e, "rdp"), ref, MAX_ORDERS);
+        pate_numbers(json_object_get(e, "data_independent"), ind, MAX_ORDERS);
         double lp = dp_pate_log_pr_answered(t, s1, votes, k);
         assert_close(lp, test_num(e, "log_pr_answered"), 1e-10, "threshold log pr", c, 0);
         dp_pate_rdp_threshold(lp, s1, ORDERS, N_ORDERS, rdp);
@@ -125,15 +104,15 @@ END_TEST
 /* pate-1.3: LNMax: ln q (Lemma 4) and the RDP of Theorem 3 at eps = 2 / lambda. */
 START_TEST(lnmax_matches_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("reference.json");
     load_orders(root);
     size_t c;
     json_t *e;
     json_array_foreach(json_object_get(root, "lnmax"), c, e) {
         double votes[MAX_CLASSES], ref[MAX_ORDERS], rdp[MAX_ORDERS];
-        size_t k = numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
+        size_t k = pate_numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
         double lambda = test_num(e, "lambda");
-        numbers(json_object_get(e, "rdp"), ref, MAX_ORDERS);
+        pate_numbers(json_object_get(e, "rdp"), ref, MAX_ORDERS);
         double logq = dp_pate_logq_lnmax(votes, k, lambda);
         assert_close(logq, test_num(e, "logq"), 1e-12, "lnmax logq", c, 0);
         dp_pate_rdp_pure_eps(logq, 2.0 / lambda, ORDERS, N_ORDERS, rdp);
@@ -148,7 +127,7 @@ END_TEST
  * data-independent. */
 START_TEST(composition_matches_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("reference.json");
     load_orders(root);
     json_t *cmp = json_array_get(json_object_get(root, "compose"), 0);
     json_t *gn = json_object_get(root, "gnmax");
@@ -159,7 +138,7 @@ START_TEST(composition_matches_reference)
     /* the histograms are the first 20 of the gnmax cases, 4 sigmas each */
     for (size_t h = 0; h < n_queries; h++) {
         double votes[MAX_CLASSES];
-        size_t k = numbers(json_object_get(json_array_get(gn, 4 * h), "votes"), votes, MAX_CLASSES);
+        size_t k = pate_numbers(json_object_get(json_array_get(gn, 4 * h), "votes"), votes, MAX_CLASSES);
         dp_pate_rdp_threshold(dp_pate_log_pr_answered(t, s1, votes, k), s1, ORDERS, N_ORDERS, r);
         for (size_t i = 0; i < N_ORDERS; i++) total[i] += r[i];
         dp_pate_rdp_threshold_independent(s1, ORDERS, N_ORDERS, r);
@@ -175,7 +154,7 @@ START_TEST(composition_matches_reference)
     }
     ck_assert_uint_eq(answered, (size_t)test_num(cmp, "answered"));
     double ref[MAX_ORDERS], eps, order;
-    numbers(json_object_get(cmp, "rdp"), ref, MAX_ORDERS);
+    pate_numbers(json_object_get(cmp, "rdp"), ref, MAX_ORDERS);
     for (size_t i = 0; i < N_ORDERS; i++) assert_close(total[i], ref[i], 1e-9, "composed rdp", 0, i);
     dp_err err;
     ck_assert_int_eq(dp_rdp_to_epsilon(ORDERS, total, N_ORDERS, test_num(cmp, "delta"),

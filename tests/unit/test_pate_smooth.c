@@ -18,32 +18,11 @@
 #include <stdlib.h>
 
 #include "algorithms/privacy/pate.h"
+#include "tests/unit/pate_fixture.h"
 #include "tests/unit/test_util.h"
 
 #define TEACHERS 250
 #define MAX_CLASSES 16
-
-static json_t *reference(void)
-{
-    json_error_t jerr;
-    const char *path = "tests/fixtures/pate/smooth_reference.json";
-    json_t *root = json_load_file(path, 0, &jerr);
-    ck_assert_msg(root != NULL, "cannot read %s (%s); run from the repository root", path,
-                  jerr.text);
-    return root;
-}
-
-static size_t numbers(json_t *list, double *out, size_t max)
-{
-    size_t i;
-    json_t *v;
-    ck_assert(json_array_size(list) <= max);
-    json_array_foreach(list, i, v) {
-        const char *s = json_string_value(v);
-        out[i] = s ? (s[0] == '-' ? -INFINITY : INFINITY) : json_number_value(v);
-    }
-    return json_array_size(list);
-}
 
 /* |a - b| <= tol * max(|b|, floor). */
 static void assert_close(double a, double b, double tol, double floor, const char *what,
@@ -58,7 +37,7 @@ static void assert_close(double a, double b, double tol, double floor, const cha
  * to the last bit: 1e-10 relative) and ln q1 = ln of q0's lower bound. */
 START_TEST(logq0_matches_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("smooth_reference.json");
     size_t c;
     json_t *e;
     json_array_foreach(json_object_get(root, "logq0"), c, e) {
@@ -76,7 +55,7 @@ END_TEST
 /* pate-ss-1.2: q's bounds one vote away, through erfc^-1 (to 1e-12 relative). */
 START_TEST(bounds_match_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("smooth_reference.json");
     size_t c;
     json_t *e;
     json_array_foreach(json_object_get(root, "bounds"), c, e) {
@@ -96,13 +75,13 @@ END_TEST
  * 1e-12: differences of RDP values near the switch inherit q0's root tolerance). */
 START_TEST(local_gnmax_matches_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("smooth_reference.json");
     size_t c, walked = 0;
     json_t *e;
     json_array_foreach(json_object_get(root, "local_gnmax"), c, e) {
         double votes[MAX_CLASSES], ref[TEACHERS], ls[TEACHERS];
-        size_t k = numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
-        ck_assert_uint_eq(numbers(json_object_get(e, "ls"), ref, TEACHERS), TEACHERS);
+        size_t k = pate_numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
+        ck_assert_uint_eq(pate_numbers(json_object_get(e, "ls"), ref, TEACHERS), TEACHERS);
         ck_assert_int_eq(dp_pate_local_sensitivity_gnmax(votes, k, TEACHERS,
                                                          test_num(e, "sigma"),
                                                          test_num(e, "order"), ls), 0);
@@ -119,13 +98,13 @@ END_TEST
 /* pate-ss-1.4: the threshold test's local sensitivity at every distance. */
 START_TEST(local_threshold_matches_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("smooth_reference.json");
     size_t c;
     json_t *e;
     json_array_foreach(json_object_get(root, "local_threshold"), c, e) {
         double votes[MAX_CLASSES], ref[TEACHERS], ls[TEACHERS];
-        size_t k = numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
-        ck_assert_uint_eq(numbers(json_object_get(e, "ls"), ref, TEACHERS), TEACHERS);
+        size_t k = pate_numbers(json_object_get(e, "votes"), votes, MAX_CLASSES);
+        ck_assert_uint_eq(pate_numbers(json_object_get(e, "ls"), ref, TEACHERS), TEACHERS);
         dp_pate_local_sensitivity_threshold(votes, k, TEACHERS, test_num(e, "threshold"),
                                             test_num(e, "sigma1"), test_num(e, "order"), ls);
         for (size_t d = 0; d < TEACHERS; d++)
@@ -139,12 +118,12 @@ END_TEST
 /* pate-ss-1.5: the discounted maximum and GNSS's RDP (Theorem 23). */
 START_TEST(release_matches_reference)
 {
-    json_t *root = reference();
+    json_t *root = pate_reference("smooth_reference.json");
     size_t c;
     json_t *e;
     json_array_foreach(json_object_get(root, "discounted_max"), c, e) {
         double a[16];
-        size_t n = numbers(json_object_get(e, "a"), a, 16);
+        size_t n = pate_numbers(json_object_get(e, "a"), a, 16);
         assert_close(dp_pate_discounted_max(test_num(e, "beta"), a, n), test_num(e, "max"),
                      1e-14, 1e-12, "discounted_max", c, 0);
     }
