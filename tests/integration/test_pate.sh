@@ -98,20 +98,14 @@ check "release: R + GNSS + ln(1/delta)/(order - 1), off by a noise within 6 SS s
   jqt '.metrics | ((.epsilon_data_dependent_released - (.release_rdp + .release_gnss_rdp + ((1 / 1.0e-5) | log) / 7)) | fabs) as $d | $d > 0 and $d < 6 * .smooth_sensitivity * 0.5' "$RR"
 
 # The smoothed student (DPlis App. D): the same labels, another student.
-cat > "$WORK/smooth.yaml" <<'EOF2'
-experiment: pate_smooth
-dataset: {name: fashion_mnist, subsample: 6000, split: {public: 1000}}
-teachers:
-  count: 20
-  model: {type: softmax}
-  train: {epochs: 5, batch_size: 32, lr: 0.5, eval_every: 5}
-model: {type: softmax}
-train: {epochs: 10, batch_size: 16, lr: 0.5, eval_every: 10}
+{ sed -e '/^grid:/,$d' -e 's/^experiment: .*/experiment: pate_smooth/' "$WORK/pate.yaml"
+  cat <<'EOF2'
 grid:
   algorithm:
     - {name: pate, aggregator: gnmax, sigma: 2, queries: 200}
     - {name: pate, aggregator: gnmax, sigma: 2, queries: 200, smooth_sigma: 0.05, samples: 3}
 EOF2
+} > "$WORK/smooth.yaml"
 "$DPERM" run "$WORK/smooth.yaml" --out "$WORK/sm" --quiet > /dev/null
 check "smoothed student: run exits 0" [ $? = 0 ]
 SM="$WORK/sm/runs.jsonl"
