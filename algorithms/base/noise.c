@@ -173,11 +173,11 @@ static double zig_slow(dp_rng *spill, uint32_t x)
     return dp_zig_finish(spill, (uint64_t)(x & 0x1ffu) | (uint64_t)(x >> 9) << (9 + ZIG_SHIFT));
 }
 
-/* o[i] += sigma * Z_i for i < m <= 64, Z_i's first trial being word i % 16 of Philox
- * block w[i / 16]; rejected trials finish from `spill`, in order of i. The portable
- * path, and the vector path's ragged end. */
-static void zig64_portable(double *o, const uint32_t w[4][LANES], size_t m, double sigma,
-                           dp_rng *spill)
+/* o[i] = c[i] + sigma * Z_i for i < m <= 64 (c == o: o[i] += ...), Z_i's first trial
+ * being word i % 16 of Philox block w[i / 16]; rejected trials finish from `spill`, in
+ * order of i. The portable path, and the vector path's ragged end. */
+static void zig64_portable(double *o, const double *c, const uint32_t w[4][LANES], size_t m,
+                           double sigma, dp_rng *spill)
 {
     for (size_t i = 0; i < m; i++) {
         uint32_t x = w[i / LANES][i % LANES];
@@ -191,9 +191,9 @@ static void zig64_portable(double *o, const uint32_t w[4][LANES], size_t m, doub
             memcpy(&bits, &z, sizeof bits);
             bits ^= (x & 0x100u) << 23;
             memcpy(&z, &bits, sizeof z);
-            o[i] += sigma * (double)z;
+            o[i] = c[i] + sigma * (double)z;
         } else {
-            o[i] += sigma * zig_slow(spill, x);
+            o[i] = c[i] + sigma * zig_slow(spill, x);
         }
     }
 }
@@ -218,9 +218,9 @@ __attribute__((target("avx512f"))) static inline __m512i lut256(__m512i idx, con
 
 /* zig64_portable for m = 64 on the vector unit, the same operations on every lane: the
  * same bits. */
-__attribute__((target("avx512f"))) static void zig64_avx512(double *o, const uint32_t w[4][LANES],
-                                                            double sigma,
-                                                            dp_rng *spill)
+__attribute__((target("avx512f"))) static void zig64_avx512(double *o, const double *c,
+                                                            const uint32_t w[4][LANES],
+                                                            double sigma, dp_rng *spill)
 {
     const __m512i low8 = _mm512_set1_epi32(ZIG_LAYERS - 1), signbit = _mm512_set1_epi32(0x100);
     const __m512d vs = _mm512_set1_pd(sigma);
@@ -238,7 +238,8 @@ __attribute__((target("avx512f"))) static void zig64_avx512(double *o, const uin
         __m256 zlo = _mm512_castps512_ps256(z);
         __m256 zhi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
         double *ok = o + LANES * k;
-        __m512d olo = _mm512_loadu_pd(ok), ohi = _mm512_loadu_pd(ok + 8);
+        const double *ck = c + LANES * k;
+        __m512d olo = _mm512_loadu_pd(ck), ohi = _mm512_loadu_pd(ck + 8);
         olo = _mm512_mask_add_pd(olo, (__mmask8)acc, olo, _mm512_mul_pd(vs, _mm512_cvtps_pd(zlo)));
         ohi = _mm512_mask_add_pd(ohi, (__mmask8)(acc >> 8), ohi,
                                  _mm512_mul_pd(vs, _mm512_cvtps_pd(zhi)));
@@ -249,37 +250,38 @@ __attribute__((target("avx512f"))) static void zig64_avx512(double *o, const uin
     while (rejected) {
         int i = __builtin_ctzll(rejected);
         rejected &= rejected - 1;
-        o[i] += sigma * zig_slow(spill, w[i / LANES][i % LANES]);
+        o[i] = c[i] + sigma * zig_slow(spill, w[i / LANES][i % LANES]);
     }
 }
 
 /* One chunk on the vector unit: sixteen Philox blocks, 64 normals, at a time, the tables
  * loaded into registers once. */
 __attribute__((target("avx512f"))) static void chunk_avx512(uint64_t key, uint64_t s, double *out,
-                                                            size_t n, double sigma, dp_rng *spill)
+                                                            const double *c, size_t n,
+                                                            double sigma, dp_rng *spill)
 {
     uint32_t w[4][LANES];
     for (size_t base = 0; base < n; base += 4 * LANES) {
         philox16_avx512(w, key, s, base / 4);
-        if (n - base >= 4 * LANES) zig64_avx512(out + base, w, sigma, spill);
-        else zig64_portable(out + base, w, n - base, sigma, spill);
+        if (n - base >= 4 * LANES) zig64_avx512(out + base, c + base, w, sigma, spill);
+        else zig64_portable(out + base, c + base, w, n - base, sigma, spill);
     }
 }
 #endif
 
 // ---- one chunk ------------------------------------------------------------------------------
 
-/* out[i] += sigma * Z_i for the n <= DP_NOISE_CHUNK coordinates of the chunk whose stream
- * is s (the scheme at the top of the file). */
-static void noise_chunk(int portable, uint64_t key, uint64_t s, double *out, size_t n,
-                        double sigma)
+/* out[i] = c[i] + sigma * Z_i for the n <= DP_NOISE_CHUNK coordinates of the chunk whose
+ * stream is s (the scheme at the top of the file). */
+static void noise_chunk(int portable, uint64_t key, uint64_t s, double *out, const double *c,
+                        size_t n, double sigma)
 {
     dp_rng spill;
     dp_rng_init(&spill, key, s);
     dp_rng_seek(&spill, SPILL_POSITION);
 #ifdef NOISE_HAVE_AVX512
     if (!portable) {
-        chunk_avx512(key, s, out, n, sigma, &spill);
+        chunk_avx512(key, s, out, c, n, sigma, &spill);
         return;
     }
 #endif
@@ -287,7 +289,7 @@ static void noise_chunk(int portable, uint64_t key, uint64_t s, double *out, siz
     for (size_t base = 0; base < n; base += 4 * LANES) {
         philox16_portable(w, key, s, base / 4);
         size_t m = n - base < 4 * LANES ? n - base : 4 * LANES;
-        zig64_portable(out + base, w, m, sigma, &spill);
+        zig64_portable(out + base, c + base, w, m, sigma, &spill);
     }
 }
 
@@ -308,6 +310,7 @@ typedef struct noise_job {
     int portable;
     uint64_t key, stream0;   /* chunk j uses stream dp_mix64(stream0, j) */
     double *out;
+    const double *center;    /* out = center + noise (out itself: added) */
     size_t n;
     double sigma;
     int first, step;         /* this job's chunks: first, first + step, ... */
@@ -321,13 +324,13 @@ static void *noise_worker(void *arg)
         size_t lo = j * DP_NOISE_CHUNK;
         size_t len = job->n - lo < DP_NOISE_CHUNK ? job->n - lo : DP_NOISE_CHUNK;
         noise_chunk(job->portable, job->key, dp_mix64(job->stream0, (uint64_t)j),
-                    job->out + lo, len, job->sigma);
+                    job->out + lo, job->center + lo, len, job->sigma);
     }
     return NULL;
 }
 
-static void add_noise(dp_rng *r, double *out, size_t n, double sigma, int threads,
-                      int portable)
+static void add_noise(dp_rng *r, double *out, const double *center, size_t n, double sigma,
+                      int threads, int portable)
 {
     pthread_once(&zig_once, zig_setup);
     noise_job jobs[DP_NOISE_MAX_THREADS];
@@ -343,7 +346,8 @@ static void add_noise(dp_rng *r, double *out, size_t n, double sigma, int thread
     dp_rng_seek(r, r->position + 1);
     for (int t = 0; t < threads; t++)
         jobs[t] = (noise_job){.portable = portable, .key = r->key, .stream0 = stream0,
-                              .out = out, .n = n, .sigma = sigma, .first = t, .step = threads};
+                              .out = out,
+                              .center = center, .n = n, .sigma = sigma, .first = t, .step = threads};
     for (int t = 1; t < threads; t++)
         started[t] = pthread_create(&tid[t], NULL, noise_worker, &jobs[t]) == 0;
     noise_worker(&jobs[0]);
@@ -356,12 +360,18 @@ static void add_noise(dp_rng *r, double *out, size_t n, double sigma, int thread
 
 void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads)
 {
-    add_noise(r, out, n, sigma, threads, !have_avx512());
+    add_noise(r, out, out, n, sigma, threads, !have_avx512());
+}
+
+void dp_rng_gaussian_around_par(dp_rng *r, double *out, const double *center, size_t n,
+                                double sigma, int threads)
+{
+    add_noise(r, out, center, n, sigma, threads, !have_avx512());
 }
 
 void dp_rng_add_gaussian_portable(dp_rng *r, double *out, size_t n, double sigma)
 {
-    add_noise(r, out, n, sigma, 1, 1);
+    add_noise(r, out, out, n, sigma, 1, 1);
 }
 
 void dp_philox16(uint32_t w[4][16], uint64_t key, uint64_t stream, uint64_t position,

@@ -86,6 +86,12 @@ void dp_rng_add_gaussianf(dp_rng *r, float *out, size_t n, double sigma);
 #define DP_NOISE_MAX_THREADS 64
 void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads);
 
+/* out[i] = center[i] + sigma * N(0,1): the numbers of copying center into out, then
+ * dp_rng_add_gaussian_par, in one pass (center == out is that call): a perturbed copy
+ * of a parameter vector (DPlis's K copies a step) without copying the vector first. */
+void dp_rng_gaussian_around_par(dp_rng *r, double *out, const double *center, size_t n,
+                                double sigma, int threads);
+
 /* The same numbers as dp_rng_add_gaussian_par, always computed by the portable code path
  * on one thread: for tests that the vector path changes nothing. */
 void dp_rng_add_gaussian_portable(dp_rng *r, double *out, size_t n, double sigma);

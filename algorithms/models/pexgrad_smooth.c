@@ -62,8 +62,9 @@
  *     double sum). Converting each copy's product and adding it into the double row was
  *     15% of a cnn_mnist K = 10 step.
  * Lanes (model.h): each copy is one run of the model's lanes (float weights, forward,
- * error pass, then each lane keeps its examples' rows of the above, then theta is
- * copied back into the perturbed buffer for the next copy, a share per lane); the norms
+ * error pass, then each lane keeps its examples' rows of the above); its perturbed
+ * parameters theta + z_k are written in one pass from theta by the noise's threads
+ * (dp_rng_gaussian_around_par: no copy of theta first, so theta is only read); the norms
  * and clip factors are one more run, each lane for its examples, followed by the dense
  * layers' clipped sums, each lane for its rows of dW as in pexgrad.c. The convolutions'
  * GEMVs and the shared convolution's weight gradient follow on the caller's thread.
@@ -308,7 +309,6 @@ typedef struct smooth_job {
     dp_model_smooth *s;
     size_t nb, K, k;   /* the chunk, the copies, the current copy */
     int convert;       /* round the weights to float before this copy's forward */
-    int next;          /* then copy theta into s->pert for the next copy */
     const double *x;
     const int *y;
     double clip, invk2;
@@ -361,12 +361,9 @@ static void collect_copy(smooth_job *job, int j)
     }
 }
 
-enum { PC_WEIGHTS, PC_PASS, PC_NEXT, PC_COUNT };
+enum { PC_WEIGHTS, PC_PASS, PC_COUNT };
 
-/* One perturbed copy: its float weights, forward, loss, error pass, kept rows; then,
- * once every lane is past the pass (which reads the perturbed biases and conv weights),
- * theta into s->pert for the next copy, a share per lane: a copy of all the parameters
- * per copy is too much memory traffic for one thread (this was 7% of a K = 10 step). */
+/* One perturbed copy: its float weights, forward, loss, error pass, kept rows. */
 static void copy_phase(void *ctx, int phase, int j)
 {
     smooth_job *job = ctx;
@@ -379,13 +376,6 @@ static void copy_phase(void *ctx, int phase, int j)
         dp_model_lane_forward(m, j, job->x, job->nb, job->k > 0);
         job->loss[j] = dp_model_lane_backward(m, j, job->y, job->nb, NULL);
         collect_copy(job, j);
-        break;
-    case PC_NEXT:
-        if (job->next) {
-            size_t p0 = dp_lane_lo(m->n_params, m->lanes, j);
-            size_t p1 = dp_lane_lo(m->n_params, m->lanes, j + 1);
-            memcpy(job->s->pert + p0, m->params + p0, (p1 - p0) * sizeof *m->params);
-        }
         break;
     }
 }
@@ -566,17 +556,15 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
         dp_model_set_input(m, job.x);
 
         // K passes: forward at theta + z_k, errors only, keep them
-        if (sigma_s > 0.0 && n0 == 0) memcpy(s->pert, m->params, P * sizeof *s->pert);
         for (size_t k = 0; k < Kz; k++) {
-            if (sigma_s > 0.0) { /* s->pert holds theta */
+            if (sigma_s > 0.0) {
                 dp_rng rk = r0;
                 dp_rng_seek(&rk, r0.position + k);
-                dp_rng_add_gaussian_par(&rk, s->pert, P, sigma_s, threads);
+                dp_rng_gaussian_around_par(&rk, s->pert, m->params, P, sigma_s, threads);
                 point_params(m, s->pert);
             }
             job.k = k;
             job.convert = sigma_s > 0.0 || (n0 == 0 && k == 0);
-            job.next = sigma_s > 0.0 && (k + 1 < Kz || n0 + nb < B);
             dp_model_run_lanes(m, nb, PC_COUNT, copy_phase, &job);
             double loss = 0.0;
             for (int j = 0; j < m->lanes; j++) loss += job.loss[j];

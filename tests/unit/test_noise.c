@@ -68,6 +68,48 @@ START_TEST(test_paths_agree)
 }
 END_TEST
 
+/* noise-1.2b: out = center + noise (dp_rng_gaussian_around_par) is, bit for bit, center
+ * copied into out and then the noise added, by the vector path and by the portable one,
+ * on 1 and 3 threads; center is only read, and center == out adds in place. A version
+ * that added the noise to out's old contents, or kept center's value where a trial was
+ * rejected, fails here. */
+START_TEST(test_around_center)
+{
+    const size_t lens[] = {1, 33, 64, 129, DP_NOISE_CHUNK, 2 * DP_NOISE_CHUNK + 77};
+    for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+        size_t n = lens[t];
+        double *ctr = malloc(n * sizeof *ctr), *keep = malloc(n * sizeof *keep);
+        double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        double *c = malloc(n * sizeof *c), *d = malloc(n * sizeof *d);
+        ck_assert(ctr && keep && a && b && c && d);
+        for (size_t i = 0; i < n; i++) {
+            ctr[i] = 0.25 * (double)(i % 13) - 1.0 + 1e-3 * (double)i;
+            a[i] = 1e6; /* stale contents that must not survive */
+            c[i] = -7.0;
+        }
+        memcpy(keep, ctr, n * sizeof *ctr);
+        memcpy(b, ctr, n * sizeof *ctr);
+        memcpy(d, ctr, n * sizeof *ctr);
+        dp_rng ra, rb, rc, rd;
+        dp_rng_init(&ra, 91, DP_STREAM_NOISE);
+        rb = rc = rd = ra;
+        dp_rng_gaussian_around_par(&ra, a, ctr, n, 0.8, 1);
+        dp_rng_add_gaussian_portable(&rb, b, n, 0.8);
+        dp_rng_gaussian_around_par(&rc, c, ctr, n, 0.8, 3);
+        dp_rng_gaussian_around_par(&rd, d, d, n, 0.8, 2);
+        ck_assert_msg(memcmp(a, b, n * sizeof *a) == 0, "n = %zu: around != copy + add", n);
+        ck_assert_msg(memcmp(a, c, n * sizeof *a) == 0, "n = %zu: 1 and 3 threads differ", n);
+        ck_assert_msg(memcmp(a, d, n * sizeof *a) == 0, "n = %zu: in place differs", n);
+        ck_assert_msg(memcmp(ctr, keep, n * sizeof *ctr) == 0, "n = %zu: center written", n);
+        size_t moved = 0;
+        for (size_t i = 0; i < n; i++) moved += a[i] != ctr[i];
+        ck_assert_uint_ge(moved, n - n / 100); /* the noise is there */
+        ck_assert_uint_eq(ra.position, rb.position);
+        free(ctr), free(keep), free(a), free(b), free(c), free(d);
+    }
+}
+END_TEST
+
 /* noise-1.3: the documented word layout. Coordinate i of chunk 0 takes its first trial
  * from 32-bit word (i % 64) / 16 of block 16 (i / 64) + i % 16 of the chunk's stream:
  * layer x & 0xff, sign bit 8, magnitude x >> 9. When the magnitude lies inside the
@@ -170,6 +212,7 @@ int main(void)
     Suite *s = suite_create("noise");
     test_add_case(s, "noise-1.1", test_philox16_lanes, 60);
     test_add_case(s, "noise-1.2", test_paths_agree, 60);
+    test_add_case(s, "noise-1.2b", test_around_center, 60);
     test_add_case(s, "noise-1.3", test_word_layout, 60);
     test_add_case(s, "noise-2.1", test_distribution, 120);
     return test_run_suite(s);
