@@ -15,6 +15,8 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
 
 double dp_dot(const double *x, const double *y, size_t n)
 {
@@ -245,6 +247,44 @@ static inline __attribute__((always_inline)) void k_add_float(double *dst, const
     for (; i < n; i++) dst[i] += (double)src[i];
 }
 
+/* dst = b + src: a float product's result plus the bias, in double. */
+static inline __attribute__((always_inline)) void k_plus_float(double *restrict dst,
+                                                               const double *restrict b,
+                                                               const float *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) dst[i + j] = b[i + j] + (double)src[i + j];
+    for (; i < n; i++) dst[i] = b[i] + (double)src[i];
+}
+
+/* dst += a * src, the product rounded before the sum (no fused multiply-add). */
+static inline __attribute__((always_inline)) void k_add_scaled(double *restrict dst, double a,
+                                                               const double *restrict src,
+                                                               size_t n)
+{
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) dst[i + j] += a * src[i + j];
+    for (; i < n; i++) dst[i] += a * src[i];
+}
+
+/* dst = v where keep > 0, else +0.0 (ReLU: keep = v; its derivative: keep = the output).
+ * A select, not a branch: on random-signed data a branch mispredicts on half the
+ * elements. dst may be v or keep, so the compiler does not vectorize this body; the AVX2
+ * path below does the same select with a compare mask. */
+static inline __attribute__((always_inline)) void k_keep_positive(double *dst,
+                                                                  const double *keep,
+                                                                  const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bits;
+        memcpy(&bits, v + i, sizeof bits);
+        bits &= (uint64_t)0 - (uint64_t)(keep[i] > 0.0);
+        memcpy(dst + i, &bits, sizeof bits);
+    }
+}
+
 static inline __attribute__((always_inline)) void k_to_double(double *dst, const float *src,
                                                               size_t n)
 {
@@ -304,6 +344,7 @@ static inline __attribute__((always_inline)) double k_dot8(const double *x, cons
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #define VEC_AVX2 __attribute__((target("avx2")))
 static VEC_AVX2 double dot8_avx2(const double *x, const double *y, size_t n)
 {
@@ -316,6 +357,24 @@ static VEC_AVX2 void to_float_scaled_avx2(float *d, const double *s, double a, s
 }
 static VEC_AVX2 void add_float_avx2(double *d, const float *s, size_t n) { k_add_float(d, s, n); }
 static VEC_AVX2 void to_double_avx2(double *d, const float *s, size_t n) { k_to_double(d, s, n); }
+static VEC_AVX2 void plus_float_avx2(double *d, const double *b, const float *s, size_t n)
+{
+    k_plus_float(d, b, s, n);
+}
+static VEC_AVX2 void add_scaled_avx2(double *d, double a, const double *s, size_t n)
+{
+    k_add_scaled(d, a, s, n);
+}
+static VEC_AVX2 void keep_positive_avx2(double *d, const double *k, const double *v, size_t n)
+{
+    size_t i = 0;
+    const __m256d zero = _mm256_setzero_pd();
+    for (; i + 4 <= n; i += 4) { /* both loads before the store: d may alias k or v */
+        __m256d mask = _mm256_cmp_pd(_mm256_loadu_pd(k + i), zero, _CMP_GT_OQ);
+        _mm256_storeu_pd(d + i, _mm256_and_pd(mask, _mm256_loadu_pd(v + i)));
+    }
+    k_keep_positive(d + i, k + i, v + i, n - i);
+}
 static VEC_AVX2 double to_float_sumsq_avx2(float *d, const double *s, size_t n)
 {
     return k_sumsq(d, s, n, 1);
@@ -361,6 +420,21 @@ void dp_add_float(double *dst, const float *src, size_t n)
 void dp_to_double(double *dst, const float *src, size_t n)
 {
     VEC_DISPATCH(to_double_avx2(dst, src, n), k_to_double(dst, src, n));
+}
+
+void dp_plus_float(double *dst, const double *b, const float *src, size_t n)
+{
+    VEC_DISPATCH(plus_float_avx2(dst, b, src, n), k_plus_float(dst, b, src, n));
+}
+
+void dp_add_scaled(double *dst, double a, const double *src, size_t n)
+{
+    VEC_DISPATCH(add_scaled_avx2(dst, a, src, n), k_add_scaled(dst, a, src, n));
+}
+
+void dp_keep_positive(double *dst, const double *keep, const double *v, size_t n)
+{
+    VEC_DISPATCH(keep_positive_avx2(dst, keep, v, n), k_keep_positive(dst, keep, v, n));
 }
 
 double dp_to_float_sumsq(float *dst, const double *src, size_t n)

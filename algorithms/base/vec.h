@@ -47,6 +47,14 @@ double dp_to_float_sumsq(float *dst, const double *src, size_t n);
 void dp_add_float(double *dst, const float *src, size_t n);
 /* dst (n) = src. */
 void dp_to_double(double *dst, const float *src, size_t n);
+/* dst (n) = b + src (a product's result plus a bias row). */
+void dp_plus_float(double *dst, const double *b, const float *src, size_t n);
+/* dst (n) += a * src, product then sum, as the loop writes it (BLAS daxpy may fuse them:
+ * other bits). */
+void dp_add_scaled(double *dst, double a, const double *src, size_t n);
+/* dst (n) = keep > 0 ? v : +0.0, with no branch on the data (ReLU and its derivative);
+ * dst may alias keep or v. */
+void dp_keep_positive(double *dst, const double *keep, const double *v, size_t n);
 /* sum of x[i]^2 in double, summed as dp_to_float_sumsq does. */
 double dp_sumsq(const double *x, size_t n);
 /* sum of x[i] y[i] over floats, each product and the sum in double. */

@@ -8,24 +8,15 @@
  * ReLU' = [y > 0] (0 at the kink, as TensorFlow), tanh' = 1 - y^2, and for the tempered
  * sigmoid with g = sigmoid(T x) = (y + o) / s, f' = s T g (1 - g).
  * The sigmoid is evaluated through exp of a non-positive number: no overflow at any x.
- * ReLU's select is done on the bits (keep_if): a data-dependent branch mispredicts on
- * about half of the elements of a ReLU layer, which made it cost as much as a GEMM.
+ * ReLU's select is a mask on the bits (dp_keep_positive, vectorized): a data-dependent
+ * branch mispredicts on about half of the elements of a ReLU layer, which made it cost
+ * as much as a GEMM.
  */
 #include "algorithms/models/layers.h"
 
 #include <math.h>
-#include <stdint.h>
-#include <string.h>
 
-/* v if keep, else +0.0: v's bits masked, no branch (memcpy is the C11 bit cast). */
-static inline double keep_if(int keep, double v)
-{
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    b &= (uint64_t)0 - (uint64_t)(keep != 0);
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
+#include "algorithms/base/vec.h"
 
 static inline double sigmoid(double z)
 {
@@ -39,7 +30,7 @@ void dp_act_forward(double *out, const double *inp, size_t n, const dp_act *a)
     // inp and out are (n); out may equal inp
     switch (a->kind) {
     case DP_ACT_RELU:
-        for (size_t i = 0; i < n; i++) out[i] = keep_if(inp[i] > 0.0, inp[i]);
+        dp_keep_positive(out, inp, inp, n);
         break;
     case DP_ACT_TANH:
         for (size_t i = 0; i < n; i++) out[i] = tanh(inp[i]);
@@ -56,7 +47,7 @@ void dp_act_backward(double *dinp, const double *dout, const double *out, size_t
     // dout, out and dinp are (n); dinp may equal dout
     switch (a->kind) {
     case DP_ACT_RELU:
-        for (size_t i = 0; i < n; i++) dinp[i] = keep_if(out[i] > 0.0, dout[i]);
+        dp_keep_positive(dinp, out, dout, n);
         break;
     case DP_ACT_TANH:
         for (size_t i = 0; i < n; i++) dinp[i] = dout[i] * (1.0 - out[i] * out[i]);

@@ -71,7 +71,7 @@ void dp_dense_forward(double *out, float *of, const float *af, const float *wf,
             continue;
         }
         for (size_t i = 0; i < B; i++) /* the first piece: out = b + of, no extra pass */
-            for (size_t o = 0; o < O; o++) out[i * O + o] = b[o] + (double)of[i * O + o];
+            dp_plus_float(out + i * O, b, of + i * O, O);
     }
 }
 
@@ -120,11 +120,8 @@ void dp_dense_backward_weights(double *dw, double *db, float *ws, const double *
             dp_add_float(dw + r0 * I, gw, m * I);
         }
     }
-    for (size_t i = 0; i < B; i++) {
-        double ci = c ? c[i] : 1.0;
-        const double *d = dout + i * O;
-        for (size_t o = o0; o < o1; o++) db[o] += ci * d[o];
-    }
+    for (size_t i = 0; i < B; i++)
+        dp_add_scaled(db + o0, c ? c[i] : 1.0, dout + i * O + o0, o1 - o0);
 }
 
 void dp_dense_pex_sqnorm(double *sqnorm, const double *dout, const double *asq, size_t B,

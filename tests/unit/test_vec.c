@@ -154,6 +154,53 @@ START_TEST(test_thread_budget)
 }
 END_TEST
 
+/* The element kernels against their plain loops, bit for bit, on lengths around the
+ * vector width (the AVX2 path's body and its scalar tail): dp_keep_positive is ReLU's
+ * select (+0.0 where keep <= 0 or keep is NaN, v's own bits, -0.0 and NaN included,
+ * where keep > 0), also in place (dst = keep = v, and dst = v); dp_add_scaled is
+ * dst += a * src with the product rounded first; dp_plus_float is b + (double)src. */
+START_TEST(test_element_kernels)
+{
+    unsigned seed = 11;
+    for (size_t n = 0; n <= 37; n++) {
+        double keep[40] = {0}, v[40] = {0}, dst[40], ref[40], b[40], acc[40], acc_ref[40];
+        float f[40];
+        for (size_t i = 0; i < n; i++) {
+            keep[i] = frand(&seed);
+            v[i] = frand(&seed) * 3.0;
+            b[i] = frand(&seed);
+            f[i] = (float)frand(&seed);
+            acc[i] = acc_ref[i] = frand(&seed);
+        }
+        if (n > 3) keep[1] = 0.0, keep[2] = -0.0, keep[3] = NAN;
+        if (n > 6) keep[4] = keep[5] = keep[6] = 1.0, v[4] = -0.0, v[5] = NAN, v[6] = -2.0;
+        for (size_t i = 0; i < n; i++) ref[i] = keep[i] > 0.0 ? v[i] : 0.0;
+        dp_keep_positive(dst, keep, v, n);
+        ck_assert_msg(n == 0 || memcmp(dst, ref, n * sizeof *dst) == 0, "keep_positive n=%zu", n);
+        for (size_t i = 0; i < n; i++) /* +0.0 exactly where dropped, never -0.0 */
+            if (!(keep[i] > 0.0)) ck_assert(!signbit(dst[i]) && dst[i] == 0.0);
+        memcpy(dst, v, n * sizeof *dst);
+        dp_keep_positive(dst, keep, dst, n); /* dst = v */
+        ck_assert(n == 0 || memcmp(dst, ref, n * sizeof *dst) == 0);
+        memcpy(dst, v, n * sizeof *dst);
+        dp_keep_positive(dst, dst, dst, n); /* ReLU in place */
+        for (size_t i = 0; i < n; i++) ref[i] = v[i] > 0.0 ? v[i] : 0.0;
+        ck_assert(n == 0 || memcmp(dst, ref, n * sizeof *dst) == 0);
+
+        volatile double a = 0.37; /* volatile: the reference product is rounded, not fused */
+        for (size_t i = 0; i < n; i++) {
+            double p = a * v[i];
+            acc_ref[i] += p;
+        }
+        dp_add_scaled(acc, a, v, n);
+        ck_assert_msg(n == 0 || memcmp(acc, acc_ref, n * sizeof *acc) == 0, "add_scaled n=%zu", n);
+        for (size_t i = 0; i < n; i++) ref[i] = b[i] + (double)f[i];
+        dp_plus_float(dst, b, f, n);
+        ck_assert_msg(n == 0 || memcmp(dst, ref, n * sizeof *dst) == 0, "plus_float n=%zu", n);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("vec");
@@ -162,5 +209,8 @@ int main(void)
     tcase_add_loop_test(tc, test_gemm_threads, 0, (int)N_SHAPES);
     tcase_add_test(tc, test_thread_budget);
     suite_add_tcase(s, tc);
+    TCase *te = tcase_create("elements");
+    tcase_add_test(te, test_element_kernels);
+    suite_add_tcase(s, te);
     return test_run_suite(s);
 }
