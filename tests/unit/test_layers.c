@@ -516,12 +516,14 @@ START_TEST(test_pool_ties)
 END_TEST
 
 /* layers-3.3: against a plain scan of each window (rows, then columns, the first maximum
- * wins), on channel counts that use the eight-channel vector blocks, the scalar rest, or
- * both, with values from a set of five so that ties are everywhere, and a NaN. */
+ * wins), on channel counts that use the eight-channel vector blocks (up to four AVX-512
+ * registers at once, then fewer), the scalar rest, or both, with values from a set of
+ * five so that ties are everywhere, and a NaN. */
 START_TEST(test_pool_scan)
 {
-    static const int shapes[][5] = {{8, 6, 6, 2, 1}, {10, 5, 7, 2, 1}, {16, 14, 14, 2, 1},
-                                    {3, 6, 6, 3, 2}, {17, 7, 5, 3, 2}};
+    static const int shapes[][5] = {{8, 6, 6, 2, 1},  {10, 5, 7, 2, 1}, {16, 14, 14, 2, 1},
+                                    {3, 6, 6, 3, 2},  {17, 7, 5, 3, 2}, {32, 5, 5, 2, 1},
+                                    {40, 5, 4, 2, 1}, {33, 4, 4, 2, 1}, {26, 4, 5, 3, 1}};
     dp_rng r;
     dp_rng_init(&r, 33, DP_STREAM_TEST);
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
