@@ -230,30 +230,42 @@ static int same_model(const run_spec *a, const run_spec *b)
            !memcmp(a->layers, b->layers, a->n_layers * sizeof a->layers[0]);
 }
 
+/* The estimated cost of each of the sweep's n runs (shard.h's proxy) into cost (n): a
+ * run that trains what an earlier one trains costs nothing, it goes with that run. */
+static int estimate_costs(const sweep *s, uint64_t *cost, size_t **group_out, dp_err *err)
+{
+    size_t n = s->g.n, n_shared, *group = NULL;
+    uint64_t *work = calloc(n ? n : 1, sizeof *work);
+    if (!work) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    int rc = shared_runs_group(s->g.runs, s->specs, n, &group, &n_shared, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        size_t j = 0;
+        while (j < i && !same_model(&s->specs[j], &s->specs[i])) j++;
+        work[i] = j < i ? work[j] : shard_model_work(&s->specs[i]);
+        cost[i] = group[i] != i ? 0 : shard_run_cost(&s->specs[i], work[i]);
+    }
+    free(work);
+    if (rc == 0 && group_out) *group_out = group;
+    else free(group);
+    return rc;
+}
+
 /* --shard I/N: keep this shard's runs (in grid order) and their estimated costs. The
  * partition is computed over the runs after --only, so every shard process must be given
  * the same --scale and --only (dperm slurm's script does). */
 static int select_shard(sweep *s, dp_err *err)
 {
-    size_t n = s->g.n;
-    uint64_t *cost = calloc(n ? n : 1, sizeof *cost), *work = calloc(n ? n : 1, sizeof *work);
+    size_t n = s->g.n, *group = NULL;
+    uint64_t *cost = calloc(n ? n : 1, sizeof *cost);
     const char **ids = calloc(n ? n : 1, sizeof *ids);
     unsigned *owner = calloc(n ? n : 1, sizeof *owner);
     int rc = 0;
-    if (!cost || !work || !ids || !owner) {
+    if (!cost || !ids || !owner) {
         rc = dp_err_set(err, DP_ENOMEM, "out of memory");
         goto out;
     }
-    /* a run that trains what an earlier one trains costs nothing and goes with it */
-    size_t *group = NULL, n_shared;
-    if ((rc = shared_runs_group(s->g.runs, s->specs, n, &group, &n_shared, err))) goto out;
-    for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (j < i && !same_model(&s->specs[j], &s->specs[i])) j++;
-        work[i] = j < i ? work[j] : shard_model_work(&s->specs[i]);
-        cost[i] = group[i] != i ? 0 : shard_run_cost(&s->specs[i], work[i]);
-        ids[i] = s->g.runs[i].id;
-    }
+    if ((rc = estimate_costs(s, cost, &group, err))) goto out;
+    for (size_t i = 0; i < n; i++) ids[i] = s->g.runs[i].id;
     rc = shard_assign(ids, cost, n, s->opt.shard.count, owner, NULL, err);
     for (size_t i = 0; rc == 0 && i < n; i++) owner[i] = owner[group[i]];
     free(group);
@@ -278,10 +290,38 @@ static int select_shard(sweep *s, dp_err *err)
     cost = NULL;
 out:
     free(cost);
-    free(work);
     free(ids);
     free(owner);
     return rc;
+}
+
+/* Longest first: the runs to do ordered by estimated cost, largest first (grid order among
+ * equals), so that the last runs of a sweep are short ones and no worker sits idle
+ * beside one long run at the end (greedy longest-processing-time, as shard.h). Each run
+ * is seeded by its own config, so the order changes no record. */
+static const uint64_t *g_order_cost;
+
+static int by_cost_desc(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    uint64_t cx = g_order_cost[x], cy = g_order_cost[y];
+    if (cx != cy) return cx > cy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int order_longest_first(sweep *s, size_t *todo, size_t n_todo, dp_err *err)
+{
+    if (n_todo < 2) return 0;
+    if (!s->cost) {
+        if (!(s->cost = calloc(s->g.n, sizeof *s->cost)))
+            return dp_err_set(err, DP_ENOMEM, "out of memory");
+        int rc = estimate_costs(s, s->cost, NULL, err);
+        if (rc) return rc;
+    }
+    g_order_cost = s->cost;
+    qsort(todo, n_todo, sizeof *todo, by_cost_desc);
+    g_order_cost = NULL;
+    return 0;
 }
 
 static void dry_run(const sweep *s)
@@ -524,6 +564,7 @@ int cli_run(int argc, char **argv)
     /* PATE's teachers, trained once per ensemble, before the runs that read their votes */
     rc = pate_teachers_prepare(s.specs, s.g.runs, todo, n_todo, &s.data, s.dir, s.opt.jobs,
                                s.opt.quiet ? NULL : stderr, &s.teachers, &err);
+    if (rc == 0) rc = order_longest_first(&s, todo, n_todo, &err);
     if (rc == 0) rc = execute(&s, todo, n_todo, &err);
 
     /* summary.csv reflects everything recorded, even after an interrupt. Shards leave

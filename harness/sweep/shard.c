@@ -127,5 +127,9 @@ uint64_t shard_run_cost(const run_spec *s, uint64_t model_work)
     uint64_t examples = mul_sat((uint64_t)(s->train.epochs > 0 ? s->train.epochs : 1),
                                 (uint64_t)s->n_train);
     uint64_t c = mul_sat(examples, model_work ? model_work : 1);
-    return s->train.algorithm == DP_ALGO_DP_SGD ? mul_sat(c, 2) : c;
+    if (s->train.algorithm == DP_ALGO_DP_SGD) c = mul_sat(c, 2);
+    const dp_train_cfg *t = &s->train;
+    if (t->dplis_samples > 0 && (t->dplis_radius > 0 || t->dplis_sigma_fixed > 0))
+        c = mul_sat(c, 3 * (uint64_t)t->dplis_samples + 1) / 4;
+    return c;
 }

@@ -7,6 +7,10 @@ check "run -j 1 exits 0" [ $? = 0 ]
 "$DPERM" run "$FIX/small.yaml" -j 2 --out "$WORK/j2" --quiet >/dev/null
 check "run -j 2 exits 0" [ $? = 0 ]
 check "8 records" [ "$(wc -l < "$WORK/j1/runs.jsonl")" = 8 ]
+# Longest first: the four dp_sgd runs (twice an sgd run's estimated cost) go before the sgd
+# runs, whose epsilon twins are recorded as copies after them.
+check "-j 1 runs the costlier dp_sgd runs first" \
+  [ "$(jq -r .config.algorithm.name "$WORK/j1/runs.jsonl" | head -n 4 | sort -u)" = dp_sgd ]
 stable_records "$WORK/j1/runs.jsonl" > "$WORK/a"
 stable_records "$WORK/j2/runs.jsonl" > "$WORK/b"
 check "-j 1 and -j 2 records identical" cmp -s "$WORK/a" "$WORK/b"

@@ -156,6 +156,13 @@ START_TEST(cost_proxy)
     ck_assert_uint_eq(shard_run_cost(&s, w), 5ULL * 800 * 33);
     s.train.algorithm = DP_ALGO_DP_SGD;
     ck_assert_uint_eq(shard_run_cost(&s, w), 2ULL * 5 * 800 * 33);
+    /* DPlis with K = 10 copies: (3K + 1) / 4 DP-SGD steps; R = 0 runs no copies */
+    s.train.dplis_samples = 10;
+    ck_assert_uint_eq(shard_run_cost(&s, w), 2ULL * 5 * 800 * 33);
+    s.train.dplis_radius = 10.0;
+    ck_assert_uint_eq(shard_run_cost(&s, w), 2ULL * 5 * 800 * 33 * 31 / 4);
+    s.train.dplis_samples = 0;
+    s.train.dplis_radius = 0.0;
 
     /* mlp 784 -> 32 -> 10: 784*32 + 32 (activation) + 32*10 multiply-adds. */
     s.deep = 1;
