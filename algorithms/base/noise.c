@@ -314,6 +314,8 @@ typedef struct noise_job {
     size_t n;
     double sigma;
     int first, step;         /* this job's chunks: first, first + step, ... */
+    dp_chunk_fn then;        /* NULL, or called on each chunk once its noise is in */
+    void *ctx;
 } noise_job;
 
 static void *noise_worker(void *arg)
@@ -325,12 +327,13 @@ static void *noise_worker(void *arg)
         size_t len = job->n - lo < DP_NOISE_CHUNK ? job->n - lo : DP_NOISE_CHUNK;
         noise_chunk(job->portable, job->key, dp_mix64(job->stream0, (uint64_t)j),
                     job->out + lo, job->center + lo, len, job->sigma);
+        if (job->then) job->then(job->ctx, lo, lo + len); /* while the chunk is in cache */
     }
     return NULL;
 }
 
 static void add_noise(dp_rng *r, double *out, const double *center, size_t n, double sigma,
-                      int threads, int portable)
+                      int threads, int portable, dp_chunk_fn then, void *ctx)
 {
     pthread_once(&zig_once, zig_setup);
     noise_job jobs[DP_NOISE_MAX_THREADS];
@@ -347,7 +350,8 @@ static void add_noise(dp_rng *r, double *out, const double *center, size_t n, do
     for (int t = 0; t < threads; t++)
         jobs[t] = (noise_job){.portable = portable, .key = r->key, .stream0 = stream0,
                               .out = out,
-                              .center = center, .n = n, .sigma = sigma, .first = t, .step = threads};
+                              .center = center, .n = n, .sigma = sigma, .first = t, .step = threads,
+                              .then = then, .ctx = ctx};
     for (int t = 1; t < threads; t++)
         started[t] = pthread_create(&tid[t], NULL, noise_worker, &jobs[t]) == 0;
     noise_worker(&jobs[0]);
@@ -360,18 +364,24 @@ static void add_noise(dp_rng *r, double *out, const double *center, size_t n, do
 
 void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads)
 {
-    add_noise(r, out, out, n, sigma, threads, !have_avx512());
+    add_noise(r, out, out, n, sigma, threads, !have_avx512(), NULL, NULL);
+}
+
+void dp_rng_add_gaussian_then(dp_rng *r, double *out, size_t n, double sigma, int threads,
+                              dp_chunk_fn then, void *ctx)
+{
+    add_noise(r, out, out, n, sigma, threads, !have_avx512(), then, ctx);
 }
 
 void dp_rng_gaussian_around_par(dp_rng *r, double *out, const double *center, size_t n,
                                 double sigma, int threads)
 {
-    add_noise(r, out, center, n, sigma, threads, !have_avx512());
+    add_noise(r, out, center, n, sigma, threads, !have_avx512(), NULL, NULL);
 }
 
 void dp_rng_add_gaussian_portable(dp_rng *r, double *out, size_t n, double sigma)
 {
-    add_noise(r, out, out, n, sigma, 1, 1);
+    add_noise(r, out, out, n, sigma, 1, 1, NULL, NULL);
 }
 
 void dp_philox16(uint32_t w[4][16], uint64_t key, uint64_t stream, uint64_t position,

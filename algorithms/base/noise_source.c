@@ -97,6 +97,17 @@ void dp_noise_add_gaussian(dp_noise *n, double *out, size_t len, double sigma, i
     if (g) secure_add(n, g, out, len, threads);
 }
 
+void dp_noise_add_gaussian_then(dp_noise *n, double *out, size_t len, double sigma,
+                                int threads, dp_chunk_fn then, void *ctx)
+{
+    if (!n->secure && sigma > 0.0) {
+        dp_rng_add_gaussian_then(&n->rng, out, len, sigma, threads, then, ctx);
+        return;
+    }
+    dp_noise_add_gaussian(n, out, len, sigma, threads);
+    if (len) then(ctx, 0, len);
+}
+
 void dp_noise_set_gaussian(dp_noise *n, double *out, size_t len, double sigma)
 {
     if (!n->secure) {

@@ -45,6 +45,12 @@ int dp_noise_init(dp_noise *n, uint64_t seed, uint64_t stream, int secure, dp_er
  * the grid of sigma, plus a discrete Gaussian multiple of the spacing (one thread). */
 void dp_noise_add_gaussian(dp_noise *n, double *out, size_t len, double sigma, int threads);
 
+/* The same noise, then then(ctx, lo, hi) over all of out: seeded with sigma > 0, chunk by
+ * chunk on the noise's threads as each chunk is drawn (dp_rng_add_gaussian_then);
+ * otherwise once, over [0, len), after the noise. */
+void dp_noise_add_gaussian_then(dp_noise *n, double *out, size_t len, double sigma,
+                                int threads, dp_chunk_fn then, void *ctx);
+
 /* out[i] = sigma N(0, 1) drawn one after the other, i < len. Seeded: exactly
  * sigma * dp_rng_gaussian(&rng) each. Secure: a discrete Gaussian multiple of the grid's
  * spacing (for noise that is added later with dp_noise_add_gaussian's care, or that a

@@ -86,6 +86,16 @@ void dp_rng_add_gaussianf(dp_rng *r, float *out, size_t n, double sigma);
 #define DP_NOISE_MAX_THREADS 64
 void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads);
 
+/* dp_rng_add_gaussian_par's numbers, and then(ctx, lo, hi) called on each chunk
+ * [lo, hi) of out as soon as its noise is in, on the thread that drew it, while the
+ * chunk is still in that core's cache: a step's update reads the noisy gradient there
+ * instead of in a second pass over memory, and runs on the noise's threads. Chunks go to
+ * threads in no fixed order, so then must only touch indices in [lo, hi) of what it
+ * writes. n = 0: r moves on as it does for dp_rng_add_gaussian_par, then is not called. */
+typedef void (*dp_chunk_fn)(void *ctx, size_t lo, size_t hi);
+void dp_rng_add_gaussian_then(dp_rng *r, double *out, size_t n, double sigma, int threads,
+                              dp_chunk_fn then, void *ctx);
+
 /* out[i] = center[i] + sigma * N(0,1): the numbers of copying center into out, then
  * dp_rng_add_gaussian_par, in one pass (center == out is that call): a perturbed copy
  * of a parameter vector (DPlis's K copies a step) without copying the vector first. */

@@ -137,6 +137,20 @@ typedef struct step_ctx {
 
 enum { MODE_SGD, MODE_DP_SGD, MODE_DP_LSSGD, MODE_DPLIS };
 
+/* The update w += a g over [lo, hi): the trainer's plain step (train_step.c) without its
+ * weight decay and saved weights. */
+typedef struct sgd_update {
+    double *w;
+    const double *g;
+    double a;
+} sgd_update;
+
+static void sgd_update_range(void *ctx, size_t lo, size_t hi)
+{
+    const sgd_update *u = ctx;
+    for (size_t j = lo; j < hi; j++) u->w[j] += u->a * u->g[j];
+}
+
 /* One step. SGD; DP-SGD (clip to 1, noise multiplier 1.1); DP-LSSGD, the DP-SGD gradient
  * smoothed by A_1^{-1} per parameter tensor (DP-LSSGD Alg. 1, applied to each flattened
  * tensor as its TensorFlow implementation does); DPlis (Alg. 2: the gradient averaged
@@ -154,12 +168,18 @@ static void step(step_ctx *s, int mode)
         break;
     default: dp_model_clipped_grad(&s->m, s->x, s->y, s->batch, clip, s->grad, NULL); break;
     }
-    if (mode != MODE_SGD)
+    sgd_update u = {s->m.params, s->grad, -lr / (double)s->batch};
+    if (mode == MODE_DP_SGD || mode == MODE_DPLIS) { /* as the trainer: in the noise's chunks */
+        dp_rng_add_gaussian_then(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads,
+                                 sgd_update_range, &u);
+        return;
+    }
+    if (mode == MODE_DP_LSSGD) {
         dp_rng_add_gaussian_par(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads);
-    if (mode == MODE_DP_LSSGD)
         for (size_t t = 0; t < s->n_smooth; t++)
             dp_smoother_execute(&s->smooth[t], s->grad + s->smooth_off[t]);
-    dp_axpy(s->m.params, -lr / (double)s->batch, s->grad, s->m.n_params);
+    }
+    sgd_update_range(&u, 0, s->m.n_params);
 }
 
 /* Examples/s of one block of steps lasting at least o->seconds. */

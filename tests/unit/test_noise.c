@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,64 @@ START_TEST(test_around_center)
         ck_assert_uint_eq(ra.position, rb.position);
         free(ctr), free(keep), free(a), free(b), free(c), free(d);
     }
+}
+END_TEST
+
+/* noise-1.2c: dp_rng_add_gaussian_then draws dp_rng_add_gaussian_par's numbers and calls
+ * its function on every chunk exactly once, each after that chunk's noise is in (the
+ * function sees the noisy values: it copies them out), on 1, 2 and 3 threads; n = 0 calls
+ * nothing and moves the generator on as the plain call does. A version that called the
+ * function before the noise, skipped the ragged last chunk or ran a chunk twice fails. */
+typedef struct then_probe {
+    const double *src;
+    double *copy;
+    unsigned char *seen;    /* times each index was passed */
+    pthread_mutex_t lock;
+    size_t calls;
+} then_probe;
+
+static void then_copy(void *ctx, size_t lo, size_t hi)
+{
+    then_probe *p = ctx;
+    ck_assert(lo < hi && hi - lo <= DP_NOISE_CHUNK);
+    for (size_t i = lo; i < hi; i++) {
+        p->copy[i] = p->src[i];
+        p->seen[i]++;
+    }
+    pthread_mutex_lock(&p->lock);
+    p->calls++;
+    pthread_mutex_unlock(&p->lock);
+}
+
+START_TEST(test_then_chunks)
+{
+    const size_t lens[] = {0, 1, 65, DP_NOISE_CHUNK, 3 * DP_NOISE_CHUNK + 5};
+    for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++)
+        for (int threads = 1; threads <= 3; threads++) {
+            size_t n = lens[t], m = n ? n : 1;
+            double *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b);
+            double *copy = malloc(m * sizeof *copy);
+            unsigned char *seen = calloc(m, 1);
+            ck_assert(a && b && copy && seen);
+            for (size_t i = 0; i < n; i++) a[i] = b[i] = 0.5 - 1e-4 * (double)i;
+            dp_rng ra, rb;
+            dp_rng_init(&ra, 17, DP_STREAM_NOISE);
+            rb = ra;
+            then_probe p = {.src = b, .copy = copy, .seen = seen};
+            pthread_mutex_init(&p.lock, NULL);
+            dp_rng_add_gaussian_par(&ra, a, n, 1.3, threads);
+            dp_rng_add_gaussian_then(&rb, b, n, 1.3, threads, then_copy, &p);
+            pthread_mutex_destroy(&p.lock);
+            ck_assert_msg(n == 0 || memcmp(a, b, n * sizeof *a) == 0,
+                          "n = %zu, %d threads: numbers differ", n, threads);
+            ck_assert_msg(n == 0 || memcmp(a, copy, n * sizeof *a) == 0,
+                          "n = %zu, %d threads: a chunk was passed before its noise", n, threads);
+            for (size_t i = 0; i < n; i++)
+                ck_assert_msg(seen[i] == 1, "n = %zu: index %zu passed %u times", n, i, seen[i]);
+            ck_assert_uint_eq(p.calls, (n + DP_NOISE_CHUNK - 1) / DP_NOISE_CHUNK);
+            ck_assert_uint_eq(ra.position, rb.position);
+            free(a), free(b), free(copy), free(seen);
+        }
 }
 END_TEST
 
@@ -213,6 +272,7 @@ int main(void)
     test_add_case(s, "noise-1.1", test_philox16_lanes, 60);
     test_add_case(s, "noise-1.2", test_paths_agree, 60);
     test_add_case(s, "noise-1.2b", test_around_center, 60);
+    test_add_case(s, "noise-1.2c", test_then_chunks, 60);
     test_add_case(s, "noise-1.3", test_word_layout, 60);
     test_add_case(s, "noise-2.1", test_distribution, 120);
     return test_run_suite(s);
