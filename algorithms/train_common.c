@@ -136,7 +136,7 @@ static int evaluate(loop *L, long iteration, dp_curve_point *pt, dp_err *err)
     pt->iteration = iteration;
     pt->epoch = L->keep ? (double)iteration / (double)L->steps_per_epoch
                         : (double)iteration * (double)L->cfg->batch_size / (double)L->n_train;
-    return L->ops->evaluate(L->ops->ctx, L->step.g, pt, err);
+    return L->ops->evaluate(L->ops->ctx, dp_train_step_scratch(&L->step), pt, err);
 }
 
 static int point_finite(const dp_curve_point *p)
@@ -231,7 +231,7 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
             dp_train_step_execute(&L.step, batch, nb, lr_at(cfg, it + 1, t0), &noise);
             /* A failed secure draw left the step without its noise: release nothing. */
             if ((rc = dp_noise_check(&noise, err)) != DP_OK) goto fail;
-            if (!dp_all_finite(ops->w, P)) {
+            if (!dp_train_step_finite(&L.step, ops->w, P)) {
                 memcpy(ops->w, L.step.w_prev, P * sizeof *ops->w);
                 step_diverged = 1;
                 goto stopped;

@@ -13,6 +13,7 @@
 #ifndef DPERM_TRAIN_COMMON_INT_H
 #define DPERM_TRAIN_COMMON_INT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "algorithms/base/err.h"
@@ -102,7 +103,11 @@ typedef struct dp_train_step {
     size_t n_smooth;
     dp_rng perturb;      /* DPlis's weight perturbations, stream DP_STREAM_ALGO */
     long t;              /* steps taken (Adam's t) */
+    int g_zero;          /* g is all +0.0: the plain step's update left it so */
+    atomic_int w_state;  /* after the plain step: W_FINITE or W_NONFINITE, else W_UNKNOWN */
 } dp_train_step;
+
+enum { W_UNKNOWN = 0, W_FINITE = 1, W_NONFINITE = 2 };
 
 /* Plan the step of a validated cfg on ops, with noise std noise_std (sigma C, already
  * scaled by DP_DEBUG_NOISE) on the sum. Fails with DP_ENOMEM, or DP_EINVAL when DPlis is
@@ -115,6 +120,14 @@ int dp_train_step_plan(dp_train_step *s, const dp_train_cfg *cfg, const dp_train
  * fail (a secure noise draw that fails is reported by dp_noise_check). */
 void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, double eta,
                            dp_noise *noise);
+
+/* Whether every weight is finite after the last step: known from the plain step's update
+ * (which checked each weight as it wrote it), else by a pass over w (P of them). */
+int dp_train_step_finite(dp_train_step *s, const double *w, size_t P);
+
+/* The step's gradient buffer, for the loop to use as scratch between steps (evaluations):
+ * the next step then zeroes it again. */
+double *dp_train_step_scratch(dp_train_step *s);
 
 /* Release what s owns; a zeroed s is fine. */
 void dp_train_step_destroy(dp_train_step *s);

@@ -133,22 +133,26 @@ typedef struct step_ctx {
     dp_model_smooth dplis; /* DPlis: the workspace of its K copies (K >= 1) */
     int dplis_k;
     dp_rng perturb;       /* DPlis's perturbations */
+    int grad_zero;        /* grad is all zeros: the last update left it so */
 } step_ctx;
 
 enum { MODE_SGD, MODE_DP_SGD, MODE_DP_LSSGD, MODE_DPLIS };
 
-/* The update w += a g over [lo, hi): the trainer's plain step (train_step.c) without its
- * weight decay and saved weights. */
+/* The update w += a g over [lo, hi), g zeroed behind it for the next step: the trainer's
+ * plain step (train_step.c) without its weight decay, saved weights and finiteness
+ * check. */
 typedef struct sgd_update {
-    double *w;
-    const double *g;
+    double *w, *g;
     double a;
 } sgd_update;
 
 static void sgd_update_range(void *ctx, size_t lo, size_t hi)
 {
     const sgd_update *u = ctx;
-    for (size_t j = lo; j < hi; j++) u->w[j] += u->a * u->g[j];
+    for (size_t j = lo; j < hi; j++) {
+        u->w[j] += u->a * u->g[j];
+        u->g[j] = 0.0;
+    }
 }
 
 /* One step. SGD; DP-SGD (clip to 1, noise multiplier 1.1); DP-LSSGD, the DP-SGD gradient
@@ -158,7 +162,9 @@ static void sgd_update_range(void *ctx, size_t lo, size_t hi)
 static void step(step_ctx *s, int mode)
 {
     const double lr = 1e-3, clip = 1.0, sigma = 1.1, radius = 10.0;
-    memset(s->grad, 0, s->m.n_params * sizeof *s->grad);
+    if (!s->grad_zero) memset(s->grad, 0, s->m.n_params * sizeof *s->grad);
+    /* as the trainer: the plain step's update zeroes the gradient, a smoothed one's not */
+    s->grad_zero = mode != MODE_DP_LSSGD;
     switch (mode) {
     case MODE_SGD: dp_model_loss_grad(&s->m, s->x, s->y, s->batch, s->grad); break;
     case MODE_DPLIS:
