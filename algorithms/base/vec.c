@@ -317,6 +317,35 @@ static inline __attribute__((always_inline)) double k_sumsq(float *dst, const do
     return s;
 }
 
+/* k_plus_float, then k_keep_positive in place, then k_sumsq with store, per element in
+ * one pass: the ReLU as a select (v > 0 ? v : +0.0 is keep_positive's mask: NaN and -0.0
+ * give +0.0) and the squares summed in k_sumsq's eight parts in its order. */
+static inline __attribute__((always_inline)) double k_plus_relu_sumsq(
+    double *restrict dst, float *restrict af, const double *restrict b,
+    const float *restrict src, size_t n)
+{
+    double acc[VEC_BLOCK] = {0.0};
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) {
+            double v = b[i + j] + (double)src[i + j];
+            v = v > 0.0 ? v : 0.0;
+            dst[i + j] = v;
+            af[i + j] = (float)v;
+            acc[j] += v * v;
+        }
+    for (size_t j = 0; i < n; i++, j++) {
+        double v = b[i] + (double)src[i];
+        v = v > 0.0 ? v : 0.0;
+        dst[i] = v;
+        af[i] = (float)v;
+        acc[j] += v * v;
+    }
+    double s = 0.0;
+    for (size_t j = 0; j < VEC_BLOCK; j++) s += acc[j];
+    return s;
+}
+
 static inline __attribute__((always_inline)) double k_dot_float(const float *x,
                                                                 const float *y, size_t n)
 {
@@ -380,6 +409,11 @@ static VEC_AVX2 double to_float_sumsq_avx2(float *d, const double *s, size_t n)
     return k_sumsq(d, s, n, 1);
 }
 static VEC_AVX2 double sumsq_avx2(const double *s, size_t n) { return k_sumsq(NULL, s, n, 0); }
+static VEC_AVX2 double plus_relu_sumsq_avx2(double *d, float *af, const double *b,
+                                            const float *s, size_t n)
+{
+    return k_plus_relu_sumsq(d, af, b, s, n);
+}
 static VEC_AVX2 double dot_float_avx2(const float *x, const float *y, size_t n)
 {
     return k_dot_float(x, y, n);
@@ -435,6 +469,15 @@ void dp_add_scaled(double *dst, double a, const double *src, size_t n)
 void dp_keep_positive(double *dst, const double *keep, const double *v, size_t n)
 {
     VEC_DISPATCH(keep_positive_avx2(dst, keep, v, n), k_keep_positive(dst, keep, v, n));
+}
+
+double dp_plus_relu_to_float_sumsq(double *dst, float *af, const double *b, const float *src,
+                                   size_t n)
+{
+    double s;
+    VEC_DISPATCH(s = plus_relu_sumsq_avx2(dst, af, b, src, n),
+                 s = k_plus_relu_sumsq(dst, af, b, src, n));
+    return s;
 }
 
 double dp_to_float_sumsq(float *dst, const double *src, size_t n)

@@ -55,6 +55,11 @@ void dp_add_scaled(double *dst, double a, const double *src, size_t n);
 /* dst (n) = keep > 0 ? v : +0.0, with no branch on the data (ReLU and its derivative);
  * dst may alias keep or v. */
 void dp_keep_positive(double *dst, const double *keep, const double *v, size_t n);
+/* dst (n) = v = max(b + src, +0.0) (NaN to +0.0), af (n) = v rounded to float; returns the
+ * sum of v^2: dp_plus_float, dp_keep_positive in place and dp_to_float_sumsq in one pass,
+ * the same bits. A dense layer, its ReLU and the next dense layer's input, fused. */
+double dp_plus_relu_to_float_sumsq(double *dst, float *af, const double *b, const float *src,
+                                   size_t n);
 /* sum of x[i]^2 in double, summed as dp_to_float_sumsq does. */
 double dp_sumsq(const double *x, size_t n);
 /* sum of x[i] y[i] over floats, each product and the sum in double. */

@@ -75,6 +75,23 @@ void dp_dense_forward(double *out, float *of, const float *af, const float *wf,
     }
 }
 
+void dp_dense_forward_relu(double *out, float *of, const float *af, const float *wf,
+                           const double *b, size_t B, size_t I, size_t O, float *af_next,
+                           double *asq_next)
+{
+    if (I > DP_DENSE_SUM_LEN) { /* several pieces: the passes one after the other */
+        dp_dense_forward(out, of, af, wf, b, B, I, O);
+        dp_keep_positive(out, out, out, B * O);
+        dp_dense_input(af_next, asq_next, out, B, O);
+        return;
+    }
+    dp_sgemm(0, 1, B, O, I, 1.0f, af, I, wf, I, 0.0f, of, O); /* dp_dense_forward's one piece */
+    for (size_t i = 0; i < B; i++) {
+        double s = dp_plus_relu_to_float_sumsq(out + i * O, af_next + i * O, b, of + i * O, O);
+        if (asq_next) asq_next[i] = s;
+    }
+}
+
 size_t dp_dense_input_grad_ws(size_t B, size_t I, size_t O)
 {
     return B * (min_sz(O, DP_DENSE_SUM_LEN) + I);

@@ -38,6 +38,14 @@ void dp_dense_input(float *af, double *asq, const double *inp, size_t B, size_t 
 void dp_dense_forward(double *out, float *of, const float *af, const float *wf,
                       const double *b, size_t B, size_t I, size_t O);
 
+/* dp_dense_forward, the ReLU in place on out and dp_dense_input(af_next, asq_next, out,
+ * B, O) for the dense layer that reads out, in one pass over out when the product is one
+ * piece (I <= 1024; else the three calls): the same bits. af_next (B,O), asq_next (B, may
+ * be NULL). */
+void dp_dense_forward_relu(double *out, float *of, const float *af, const float *wf,
+                           const double *b, size_t B, size_t I, size_t O, float *af_next,
+                           double *asq_next);
+
 /* dinp (B,I) += dout wf (add), or = dout wf (add == 0: overwrites, so the caller need not
  * zero dinp, the one exception to "backward accumulates" besides the activations);
  * dout (B,O). ws: dp_dense_input_grad_ws(B, I, O) floats. */

@@ -94,6 +94,21 @@ static void describe(char *buf, size_t n, const dp_layer_spec *s)
 
 // ---- build ------------------------------------------------------------------------------------
 
+/* Dense, ReLU (in place), dense: the first dense layer's forward also applies the ReLU
+ * and rounds the result for the second (dp_dense_forward_relu), the element passes of a
+ * hidden layer of the MLPs in one. */
+static void mark_fused_relu(dp_model *m)
+{
+    for (size_t i = 0; i + 2 < m->n_layers; i++) {
+        dp_layer *d = &m->layers[i];
+        const dp_layer *a = &m->layers[i + 1], *n = &m->layers[i + 2];
+        d->relu_next = d->spec.kind == DP_LAYER_DENSE && a->spec.kind == DP_LAYER_ACT &&
+                       a->spec.act.kind == DP_ACT_RELU && a->in_buf == d->out_buf &&
+                       a->out_buf == d->out_buf && n->spec.kind == DP_LAYER_DENSE &&
+                       n->in_buf == d->out_buf;
+    }
+}
+
 /* Shapes, buffers and parameter ranges of every layer; no allocation but m->layers. */
 static int plan_layers(dp_model *m, const dp_layer_spec *specs, size_t n, dp_err *err)
 {
@@ -435,6 +450,7 @@ int dp_model_build(dp_model *m, const dp_layer_spec *layers, size_t n, int in_c,
         goto fail;
     }
     if ((rc = plan_layers(m, layers, n, err)) != DP_OK) goto fail;
+    mark_fused_relu(m);
 
     /* Input handling: transpose when an image layer reads the input before any flatten or
      * dense (only matters for C > 1); copy when an activation would write buffer 0. */

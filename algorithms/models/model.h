@@ -98,6 +98,9 @@ typedef struct dp_layer {
     int split_rows;                /* dense: lanes split the weight gradient by output
                                     * rows (else by examples, as a conv's) */
     size_t grad_rows;              /* dense: output rows per weight-gradient GEMM */
+    int relu_next;                 /* dense: the next layer is a ReLU in place and the one
+                                    * after it a dense layer reading its output: the forward
+                                    * does the three in one pass (dp_dense_forward_relu) */
     dp_pool_shape pool;
     int *argmax;                   /* maxpool: (max_batch, out_size) */
 } dp_layer;

@@ -96,6 +96,7 @@ void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B, int sa
                 for (size_t p = 0; p < HW; p++) dst[p * C + c] = src[c * HW + p];
         }
     }
+    int input_ready = 0; /* the dense layer's float inputs came with the previous one's */
     for (size_t i = first; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
         const double *inp = dp_model_in(m, l) + lo * l->in_size;
@@ -103,8 +104,17 @@ void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B, int sa
         switch (l->spec.kind) {
         case DP_LAYER_DENSE: {
             float *af = l->af + lo * l->in_size;
-            if (!(same_input && i == first))
+            if (!(same_input && i == first) && !input_ready)
                 dp_dense_input(af, l->asq + lo, inp, nb, l->in_size);
+            input_ready = 0;
+            if (l->relu_next) { /* this layer, the ReLU and the next one's input */
+                const dp_layer *n = &m->layers[i + 2];
+                dp_dense_forward_relu(out, m->lane_f[j], af, l->wf, l->b, nb, l->in_size,
+                                      l->out_size, n->af + lo * n->in_size, n->asq + lo);
+                input_ready = 1;
+                i++; /* the ReLU is done */
+                break;
+            }
             dp_dense_forward(out, m->lane_f[j], af, l->wf, l->b, nb, l->in_size, l->out_size);
             break;
         }

@@ -217,6 +217,43 @@ START_TEST(test_dense_float)
 }
 END_TEST
 
+/* layers-1.3: dp_dense_forward_relu is dp_dense_forward, the ReLU in place and
+ * dp_dense_input of the result, bit for bit: outputs, the next layer's floats and squared
+ * norms (NULL norms allowed), for one-piece products (I <= 1024) and, through its
+ * fallback, for several pieces (I = 2500). */
+START_TEST(test_dense_forward_relu)
+{
+    static const size_t shapes[][3] = {{5, 7, 3}, {37, 300, 70}, {16, 784, 512}, {9, 2500, 4}};
+    dp_rng r;
+    dp_rng_init(&r, 13, DP_STREAM_TEST);
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        size_t B = shapes[t][0], I = shapes[t][1], O = shapes[t][2];
+        double *x = gauss(&r, B * I, 1), *w = gauss(&r, O * I, 0.5), *b = gauss(&r, O, 0.5);
+        double *out = zeros(B * O), *ref = zeros(B * O), asq[40], asq_ref[40];
+        float *af = malloc(B * I * sizeof *af), *wf = malloc(O * I * sizeof *wf);
+        float *of = malloc(B * O * sizeof *of), *an = malloc(B * O * sizeof *an);
+        float *an_ref = malloc(B * O * sizeof *an_ref);
+        ck_assert(af && wf && of && an && an_ref);
+        dp_to_float(wf, w, O * I);
+        dp_dense_input(af, NULL, x, B, I);
+        dp_dense_forward(ref, of, af, wf, b, B, I, O);
+        dp_keep_positive(ref, ref, ref, B * O);
+        dp_dense_input(an_ref, asq_ref, ref, B, O);
+        dp_dense_forward_relu(out, of, af, wf, b, B, I, O, an, asq);
+        ck_assert_mem_eq(out, ref, B * O * sizeof *out);
+        ck_assert_mem_eq(an, an_ref, B * O * sizeof *an);
+        ck_assert_mem_eq(asq, asq_ref, B * sizeof *asq);
+        size_t dropped = 0;
+        for (size_t k = 0; k < B * O; k++) dropped += out[k] == 0.0;
+        ck_assert_uint_gt(dropped, 0); /* the ReLU did cut */
+        dp_dense_forward_relu(out, of, af, wf, b, B, I, O, an, NULL);
+        ck_assert_mem_eq(out, ref, B * O * sizeof *out);
+        free(x), free(w), free(b), free(out), free(ref), free(af), free(wf), free(of), free(an);
+        free(an_ref);
+    }
+}
+END_TEST
+
 // ---- layers-2: conv2d ---------------------------------------------------------------------------
 
 START_TEST(test_conv_shapes)
@@ -686,6 +723,7 @@ static Suite *layers_suite(void)
     Suite *s = suite_create("layers");
     suite_add_tcase(s, tcase("layers-1.1", test_dense_fd));
     suite_add_tcase(s, tcase("layers-1.2", test_dense_float));
+    suite_add_tcase(s, tcase("layers-1.3", test_dense_forward_relu));
     suite_add_tcase(s, tcase("layers-2.1", test_conv_shapes));
     suite_add_tcase(s, tcase("layers-2.2", test_conv_naive));
     suite_add_tcase(s, tcase("layers-2.3", test_conv_fd));

@@ -201,6 +201,37 @@ START_TEST(test_element_kernels)
 }
 END_TEST
 
+/* dp_plus_relu_to_float_sumsq is dp_plus_float, dp_keep_positive in place and
+ * dp_to_float_sumsq, bit for bit (outputs and the sum), on lengths around the vector width
+ * and a hidden layer's 512, with sums that are negative, -0.0 and NaN (all to +0.0). A
+ * version that kept -0.0, summed the squares before the ReLU or in another order fails. */
+START_TEST(test_plus_relu_fused)
+{
+    unsigned seed = 5;
+    size_t lens[40];
+    for (size_t n = 0; n <= 37; n++) lens[n] = n;
+    lens[38] = 128, lens[39] = 512;
+    for (size_t t = 0; t < 40; t++) {
+        size_t n = lens[t];
+        double b[512], dst[512], ref[512];
+        float f[512], af[512], af_ref[512];
+        for (size_t i = 0; i < n; i++) {
+            b[i] = frand(&seed) - 0.5;
+            f[i] = (float)(frand(&seed) - 0.5);
+        }
+        if (n > 3) b[1] = 0.0, f[1] = -0.0f, b[2] = 1.0, f[2] = NAN, b[3] = -0.25, f[3] = 0.25f;
+        dp_plus_float(ref, b, f, n);
+        dp_keep_positive(ref, ref, ref, n);
+        double s_ref = dp_to_float_sumsq(af_ref, ref, n);
+        double s = dp_plus_relu_to_float_sumsq(dst, af, b, f, n);
+        ck_assert_msg(n == 0 || memcmp(dst, ref, n * sizeof *dst) == 0, "outputs n=%zu", n);
+        ck_assert_msg(n == 0 || memcmp(af, af_ref, n * sizeof *af) == 0, "floats n=%zu", n);
+        ck_assert_msg(memcmp(&s, &s_ref, sizeof s) == 0, "sum n=%zu: %a vs %a", n, s, s_ref);
+        for (size_t i = 0; i < n; i++) ck_assert(!signbit(dst[i]));
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("vec");
@@ -211,6 +242,7 @@ int main(void)
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("elements");
     tcase_add_test(te, test_element_kernels);
+    tcase_add_test(te, test_plus_relu_fused);
     suite_add_tcase(s, te);
     return test_run_suite(s);
 }
