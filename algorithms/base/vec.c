@@ -346,6 +346,29 @@ static inline __attribute__((always_inline)) double k_plus_relu_sumsq(
     return s;
 }
 
+/* k_to_double, k_keep_positive in place, then k_sumsq, per element in one pass (the
+ * select keeps src's own bits, -0.0 and NaN included, where keep > 0). */
+static inline __attribute__((always_inline)) double k_relu_grad_sumsq(
+    double *restrict dst, const double *restrict keep, const float *restrict src, size_t n)
+{
+    double acc[VEC_BLOCK] = {0.0};
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) {
+            double v = keep[i + j] > 0.0 ? (double)src[i + j] : 0.0;
+            dst[i + j] = v;
+            acc[j] += v * v;
+        }
+    for (size_t j = 0; i < n; i++, j++) {
+        double v = keep[i] > 0.0 ? (double)src[i] : 0.0;
+        dst[i] = v;
+        acc[j] += v * v;
+    }
+    double s = 0.0;
+    for (size_t j = 0; j < VEC_BLOCK; j++) s += acc[j];
+    return s;
+}
+
 static inline __attribute__((always_inline)) double k_dot_float(const float *x,
                                                                 const float *y, size_t n)
 {
@@ -409,6 +432,11 @@ static VEC_AVX2 double to_float_sumsq_avx2(float *d, const double *s, size_t n)
     return k_sumsq(d, s, n, 1);
 }
 static VEC_AVX2 double sumsq_avx2(const double *s, size_t n) { return k_sumsq(NULL, s, n, 0); }
+static VEC_AVX2 double relu_grad_sumsq_avx2(double *d, const double *k, const float *s,
+                                            size_t n)
+{
+    return k_relu_grad_sumsq(d, k, s, n);
+}
 static VEC_AVX2 double plus_relu_sumsq_avx2(double *d, float *af, const double *b,
                                             const float *s, size_t n)
 {
@@ -477,6 +505,14 @@ double dp_plus_relu_to_float_sumsq(double *dst, float *af, const double *b, cons
     double s;
     VEC_DISPATCH(s = plus_relu_sumsq_avx2(dst, af, b, src, n),
                  s = k_plus_relu_sumsq(dst, af, b, src, n));
+    return s;
+}
+
+double dp_relu_grad_sumsq(double *dst, const double *keep, const float *src, size_t n)
+{
+    double s;
+    VEC_DISPATCH(s = relu_grad_sumsq_avx2(dst, keep, src, n),
+                 s = k_relu_grad_sumsq(dst, keep, src, n));
     return s;
 }
 

@@ -60,6 +60,10 @@ void dp_keep_positive(double *dst, const double *keep, const double *v, size_t n
  * the same bits. A dense layer, its ReLU and the next dense layer's input, fused. */
 double dp_plus_relu_to_float_sumsq(double *dst, float *af, const double *b, const float *src,
                                    size_t n);
+/* dst (n) = keep > 0 ? (double)src : +0.0; returns the sum of dst^2: dp_to_double,
+ * dp_keep_positive in place and dp_sumsq in one pass, the same bits. A dense layer's
+ * input errors through the ReLU before it, with their squared norm. */
+double dp_relu_grad_sumsq(double *dst, const double *keep, const float *src, size_t n);
 /* sum of x[i]^2 in double, summed as dp_to_float_sumsq does. */
 double dp_sumsq(const double *x, size_t n);
 /* sum of x[i] y[i] over floats, each product and the sum in double. */

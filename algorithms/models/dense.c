@@ -112,6 +112,25 @@ void dp_dense_backward_input(double *dinp, float *ws, const double *dout, const 
     }
 }
 
+void dp_dense_backward_input_relu(double *dinp, float *ws, const double *dout,
+                                  const float *wf, size_t B, size_t I, size_t O,
+                                  const double *keep, double *sqnorm, const double *asq)
+{
+    if (O > DP_DENSE_SUM_LEN) { /* several pieces: the passes one after the other */
+        dp_dense_backward_input(dinp, ws, dout, wf, B, I, O, 0);
+        dp_keep_positive(dinp, keep, dinp, B * I);
+        if (sqnorm) dp_dense_pex_sqnorm(sqnorm, dinp, asq, B, I);
+        return;
+    }
+    float *df = ws, *gf = ws + B * O; /* dp_dense_backward_input's one piece */
+    for (size_t i = 0; i < B; i++) dp_to_float(df + i * O, dout + i * O, O);
+    dp_sgemm(0, 0, B, I, O, 1.0f, df, O, wf, I, 0.0f, gf, I);
+    for (size_t i = 0; i < B; i++) {
+        double s = dp_relu_grad_sumsq(dinp + i * I, keep + i * I, gf + i * I, I);
+        if (sqnorm) sqnorm[i] += s * (asq[i] + 1.0);
+    }
+}
+
 size_t dp_dense_weight_grad_ws(size_t rows, size_t I)
 {
     return rows * (DP_DENSE_SUM_LEN + I);

@@ -60,6 +60,16 @@ void dp_dense_backward_input(double *dinp, float *ws, const double *dout, const 
  * ranges can go to different threads. rows >= 1: output rows per GEMM (bounds ws);
  * ws: dp_dense_weight_grad_ws(rows, I) floats. c_i = 1 gives the bits of c == NULL. */
 size_t dp_dense_weight_grad_ws(size_t rows, size_t I);
+
+/* The backward of dp_dense_forward_relu's pair: dp_dense_backward_input overwriting dinp
+ * (B,I), the ReLU's derivative in place (dinp = 0 where keep (B,I), the ReLU's output, is
+ * not > 0) and, when sqnorm (B) is not NULL, dp_dense_pex_sqnorm(sqnorm, dinp, asq, B, I)
+ * for the dense layer before the ReLU (asq its inputs' squared norms), in one pass over
+ * dinp when the product is one piece (O <= 1024; else the calls): the same bits. ws as
+ * dp_dense_input_grad_ws(B, I, O). */
+void dp_dense_backward_input_relu(double *dinp, float *ws, const double *dout,
+                                  const float *wf, size_t B, size_t I, size_t O,
+                                  const double *keep, double *sqnorm, const double *asq);
 void dp_dense_backward_weights(double *dw, double *db, float *ws, const double *dout,
                                const double *c, const float *af, size_t B, size_t I,
                                size_t O, size_t o0, size_t o1, size_t rows);

@@ -143,6 +143,7 @@ double dp_model_lane_backward(dp_model *m, int j, const int *y, size_t B, double
             memset(m->dact[b] + lo * m->buf_size[b], 0, nb * m->buf_size[b] * sizeof *m->dact[b]);
     dp_softmax_ce_backward(m->dact[top->out_buf] + lo * top->out_size, logits, y + lo, nb,
                            m->n_classes);
+    int sq_done = 0; /* the dense layer's norms came with the next one's input errors */
     for (size_t i = m->n_layers; i-- > 0;) {
         dp_layer *l = &m->layers[i];
         const double *inp = dp_model_in(m, l) + lo * l->in_size;
@@ -151,7 +152,19 @@ double dp_model_lane_backward(dp_model *m, int j, const int *y, size_t B, double
         double *s = sq ? sq + lo : NULL;
         switch (l->spec.kind) {
         case DP_LAYER_DENSE:
-            if (s) dp_dense_pex_sqnorm(s, dout, l->asq + lo, nb, l->out_size);
+            if (s && !sq_done) dp_dense_pex_sqnorm(s, dout, l->asq + lo, nb, l->out_size);
+            sq_done = 0;
+            if (dinp && i >= 2 && m->layers[i - 2].relu_next) {
+                /* dp_dense_forward_relu's pair: this layer's input errors, the ReLU's
+                 * derivative and the norms of the dense layer before it, in one pass */
+                const dp_layer *p = &m->layers[i - 2];
+                dp_dense_backward_input_relu(dinp, m->lane_f[j], dout, l->wf, nb, l->in_size,
+                                             l->out_size, m->act[l->in_buf] + lo * l->in_size,
+                                             s, p->asq + lo);
+                sq_done = 1;
+                i--; /* the ReLU is done */
+                break;
+            }
             if (dinp) /* overwritten: err_filled spared the zeroing */
                 dp_dense_backward_input(dinp, m->lane_f[j], dout, l->wf, nb, l->in_size,
                                         l->out_size, !m->err_filled[l->in_buf]);

@@ -254,6 +254,41 @@ START_TEST(test_dense_forward_relu)
 }
 END_TEST
 
+/* layers-1.4: dp_dense_backward_input_relu is dp_dense_backward_input (overwriting), the
+ * ReLU's derivative in place and dp_dense_pex_sqnorm added onto the norms so far, bit for
+ * bit, for one-piece products (O <= 1024) and the several-piece fallback (O = 1100);
+ * sqnorm NULL computes the errors alone. */
+START_TEST(test_dense_backward_relu)
+{
+    static const size_t shapes[][3] = {{5, 7, 3}, {37, 300, 70}, {16, 512, 128}, {4, 9, 1100}};
+    dp_rng r;
+    dp_rng_init(&r, 14, DP_STREAM_TEST);
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        size_t B = shapes[t][0], I = shapes[t][1], O = shapes[t][2];
+        double *keep = gauss(&r, B * I, 1), *w = gauss(&r, O * I, 0.5), *dout = gauss(&r, B * O, 1);
+        double *asq = gauss(&r, B, 1), *sq = gauss(&r, B, 1), *sq_ref = malloc(B * sizeof *sq);
+        double *dx = zeros(B * I), *dx_ref = zeros(B * I);
+        float *wf = malloc(O * I * sizeof *wf), *ws = malloc(dp_dense_input_grad_ws(B, I, O) * sizeof *ws);
+        ck_assert(wf && ws && sq_ref);
+        for (size_t i = 0; i < B; i++) asq[i] = fabs(asq[i]);
+        memcpy(sq_ref, sq, B * sizeof *sq);
+        dp_to_float(wf, w, O * I);
+        dp_dense_backward_input(dx_ref, ws, dout, wf, B, I, O, 0);
+        dp_keep_positive(dx_ref, keep, dx_ref, B * I);
+        dp_dense_pex_sqnorm(sq_ref, dx_ref, asq, B, I);
+        for (size_t k = 0; k < B * I; k++) dx[k] = NAN; /* overwritten */
+        dp_dense_backward_input_relu(dx, ws, dout, wf, B, I, O, keep, sq, asq);
+        ck_assert_mem_eq(dx, dx_ref, B * I * sizeof *dx);
+        ck_assert_mem_eq(sq, sq_ref, B * sizeof *sq);
+        for (size_t k = 0; k < B * I; k++) dx[k] = NAN;
+        dp_dense_backward_input_relu(dx, ws, dout, wf, B, I, O, keep, NULL, asq);
+        ck_assert_mem_eq(dx, dx_ref, B * I * sizeof *dx);
+        free(keep), free(w), free(dout), free(asq), free(sq), free(sq_ref), free(dx);
+        free(dx_ref), free(wf), free(ws);
+    }
+}
+END_TEST
+
 // ---- layers-2: conv2d ---------------------------------------------------------------------------
 
 START_TEST(test_conv_shapes)
@@ -724,6 +759,7 @@ static Suite *layers_suite(void)
     suite_add_tcase(s, tcase("layers-1.1", test_dense_fd));
     suite_add_tcase(s, tcase("layers-1.2", test_dense_float));
     suite_add_tcase(s, tcase("layers-1.3", test_dense_forward_relu));
+    suite_add_tcase(s, tcase("layers-1.4", test_dense_backward_relu));
     suite_add_tcase(s, tcase("layers-2.1", test_conv_shapes));
     suite_add_tcase(s, tcase("layers-2.2", test_conv_naive));
     suite_add_tcase(s, tcase("layers-2.3", test_conv_fd));

@@ -232,6 +232,34 @@ START_TEST(test_plus_relu_fused)
 }
 END_TEST
 
+/* dp_relu_grad_sumsq is dp_to_double, dp_keep_positive in place and dp_sumsq, bit for bit,
+ * with keep <= 0, -0.0 and NaN (dropped to +0.0) and a kept -0.0 error (kept). */
+START_TEST(test_relu_grad_fused)
+{
+    unsigned seed = 9;
+    size_t lens[40];
+    for (size_t n = 0; n <= 37; n++) lens[n] = n;
+    lens[38] = 128, lens[39] = 512;
+    for (size_t t = 0; t < 40; t++) {
+        size_t n = lens[t];
+        double keep[512], dst[512], ref[512];
+        float f[512];
+        for (size_t i = 0; i < n; i++) {
+            keep[i] = frand(&seed) - 0.3;
+            f[i] = (float)(frand(&seed) - 0.5);
+        }
+        if (n > 4) keep[1] = -0.0, keep[2] = NAN, keep[3] = 1.0, f[3] = -0.0f, keep[4] = 0.0;
+        dp_to_double(ref, f, n);
+        dp_keep_positive(ref, keep, ref, n);
+        double s_ref = dp_sumsq(ref, n);
+        double s = dp_relu_grad_sumsq(dst, keep, f, n);
+        ck_assert_msg(n == 0 || memcmp(dst, ref, n * sizeof *dst) == 0, "errors n=%zu", n);
+        ck_assert_msg(memcmp(&s, &s_ref, sizeof s) == 0, "sum n=%zu: %a vs %a", n, s, s_ref);
+        if (n > 4) ck_assert(signbit(dst[3]) && !signbit(dst[1]) && !signbit(dst[2]));
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("vec");
@@ -243,6 +271,7 @@ int main(void)
     TCase *te = tcase_create("elements");
     tcase_add_test(te, test_element_kernels);
     tcase_add_test(te, test_plus_relu_fused);
+    tcase_add_test(te, test_relu_grad_fused);
     suite_add_tcase(s, te);
     return test_run_suite(s);
 }
