@@ -317,6 +317,22 @@ static inline __attribute__((always_inline)) double k_sumsq(float *dst, const do
     return s;
 }
 
+/* v where cond, else +0.0, by a mask on the bits (no branch on the data: see
+ * k_keep_positive). */
+static inline __attribute__((always_inline)) double keep_if(int cond, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    bits &= (uint64_t)0 - (uint64_t)cond;
+    memcpy(&v, &bits, sizeof bits);
+    return v;
+}
+
+static inline __attribute__((always_inline)) double positive_or_zero(double v)
+{
+    return keep_if(v > 0.0, v);
+}
+
 /* k_plus_float, then k_keep_positive in place, then k_sumsq with store, per element in
  * one pass: the ReLU as a select (v > 0 ? v : +0.0 is keep_positive's mask: NaN and -0.0
  * give +0.0) and the squares summed in k_sumsq's eight parts in its order. */
@@ -328,15 +344,13 @@ static inline __attribute__((always_inline)) double k_plus_relu_sumsq(
     size_t i = 0;
     for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
         for (size_t j = 0; j < VEC_BLOCK; j++) {
-            double v = b[i + j] + (double)src[i + j];
-            v = v > 0.0 ? v : 0.0;
+            double v = positive_or_zero(b[i + j] + (double)src[i + j]);
             dst[i + j] = v;
             af[i + j] = (float)v;
             acc[j] += v * v;
         }
     for (size_t j = 0; i < n; i++, j++) {
-        double v = b[i] + (double)src[i];
-        v = v > 0.0 ? v : 0.0;
+        double v = positive_or_zero(b[i] + (double)src[i]);
         dst[i] = v;
         af[i] = (float)v;
         acc[j] += v * v;
@@ -355,12 +369,12 @@ static inline __attribute__((always_inline)) double k_relu_grad_sumsq(
     size_t i = 0;
     for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
         for (size_t j = 0; j < VEC_BLOCK; j++) {
-            double v = keep[i + j] > 0.0 ? (double)src[i + j] : 0.0;
+            double v = keep_if(keep[i + j] > 0.0, (double)src[i + j]);
             dst[i + j] = v;
             acc[j] += v * v;
         }
     for (size_t j = 0; i < n; i++, j++) {
-        double v = keep[i] > 0.0 ? (double)src[i] : 0.0;
+        double v = keep_if(keep[i] > 0.0, (double)src[i]);
         dst[i] = v;
         acc[j] += v * v;
     }
@@ -432,15 +446,64 @@ static VEC_AVX2 double to_float_sumsq_avx2(float *d, const double *s, size_t n)
     return k_sumsq(d, s, n, 1);
 }
 static VEC_AVX2 double sumsq_avx2(const double *s, size_t n) { return k_sumsq(NULL, s, n, 0); }
+/* The fused ReLU kernels by hand: with the select the compiler keeps a branch per element,
+ * which on random signs mispredicts half the time (it made them slower than the passes they
+ * replace). Here the select is a compare mask, and the squares go into the eight parts of
+ * k_sumsq as two registers of four (lanes 0-3 and 4-7), then its tail and its sum in
+ * order: the same operations, the same bits. */
+static VEC_AVX2 double sum_parts(__m256d lo, __m256d hi, const double *v, size_t n)
+{
+    double acc[VEC_BLOCK];
+    _mm256_storeu_pd(acc, lo);
+    _mm256_storeu_pd(acc + 4, hi);
+    for (size_t j = 0; j < n; j++) acc[j] += v[j] * v[j];
+    double s = 0.0;
+    for (size_t j = 0; j < VEC_BLOCK; j++) s += acc[j];
+    return s;
+}
 static VEC_AVX2 double relu_grad_sumsq_avx2(double *d, const double *k, const float *s,
                                             size_t n)
 {
-    return k_relu_grad_sumsq(d, k, s, n);
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d lo = zero, hi = zero;
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK) {
+        __m256d a = _mm256_and_pd(_mm256_cmp_pd(_mm256_loadu_pd(k + i), zero, _CMP_GT_OQ),
+                                  _mm256_cvtps_pd(_mm_loadu_ps(s + i)));
+        __m256d b = _mm256_and_pd(_mm256_cmp_pd(_mm256_loadu_pd(k + i + 4), zero, _CMP_GT_OQ),
+                                  _mm256_cvtps_pd(_mm_loadu_ps(s + i + 4)));
+        _mm256_storeu_pd(d + i, a);
+        _mm256_storeu_pd(d + i + 4, b);
+        lo = _mm256_add_pd(lo, _mm256_mul_pd(a, a));
+        hi = _mm256_add_pd(hi, _mm256_mul_pd(b, b));
+    }
+    for (size_t j = i; j < n; j++) d[j] = keep_if(k[j] > 0.0, (double)s[j]);
+    return sum_parts(lo, hi, d + i, n - i);
 }
 static VEC_AVX2 double plus_relu_sumsq_avx2(double *d, float *af, const double *b,
                                             const float *s, size_t n)
 {
-    return k_plus_relu_sumsq(d, af, b, s, n);
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d lo = zero, hi = zero;
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK) {
+        __m256d x = _mm256_add_pd(_mm256_loadu_pd(b + i), _mm256_cvtps_pd(_mm_loadu_ps(s + i)));
+        __m256d y = _mm256_add_pd(_mm256_loadu_pd(b + i + 4),
+                                  _mm256_cvtps_pd(_mm_loadu_ps(s + i + 4)));
+        x = _mm256_and_pd(_mm256_cmp_pd(x, zero, _CMP_GT_OQ), x);
+        y = _mm256_and_pd(_mm256_cmp_pd(y, zero, _CMP_GT_OQ), y);
+        _mm256_storeu_pd(d + i, x);
+        _mm256_storeu_pd(d + i + 4, y);
+        _mm_storeu_ps(af + i, _mm256_cvtpd_ps(x));
+        _mm_storeu_ps(af + i + 4, _mm256_cvtpd_ps(y));
+        lo = _mm256_add_pd(lo, _mm256_mul_pd(x, x));
+        hi = _mm256_add_pd(hi, _mm256_mul_pd(y, y));
+    }
+    for (size_t j = i; j < n; j++) {
+        d[j] = positive_or_zero(b[j] + (double)s[j]);
+        af[j] = (float)d[j];
+    }
+    return sum_parts(lo, hi, d + i, n - i);
 }
 static VEC_AVX2 double dot_float_avx2(const float *x, const float *y, size_t n)
 {
