@@ -201,6 +201,14 @@ START_TEST(test_element_kernels)
 }
 END_TEST
 
+/* The fused kernels' test lengths: 0 to 37 around the vector width (body and tail), then
+ * 128 and a hidden layer's 512. */
+#define N_FUSED_LENS 40
+static size_t fused_len(size_t t)
+{
+    return t <= 37 ? t : t == 38 ? 128 : 512;
+}
+
 /* dp_plus_relu_to_float_sumsq is dp_plus_float, dp_keep_positive in place and
  * dp_to_float_sumsq, bit for bit (outputs and the sum), on lengths around the vector width
  * and a hidden layer's 512, with sums that are negative, -0.0 and NaN (all to +0.0). A
@@ -208,13 +216,10 @@ END_TEST
 START_TEST(test_plus_relu_fused)
 {
     unsigned seed = 5;
-    size_t lens[40];
-    for (size_t n = 0; n <= 37; n++) lens[n] = n;
-    lens[38] = 128, lens[39] = 512;
-    for (size_t t = 0; t < 40; t++) {
-        size_t n = lens[t];
-        double b[512], dst[512], ref[512];
-        float f[512], af[512], af_ref[512];
+    for (size_t t = 0; t < N_FUSED_LENS; t++) {
+        size_t n = fused_len(t);
+        double b[512] = {0}, dst[512], ref[512];
+        float f[512] = {0}, af[512], af_ref[512];
         for (size_t i = 0; i < n; i++) {
             b[i] = frand(&seed) - 0.5;
             f[i] = (float)(frand(&seed) - 0.5);
@@ -237,13 +242,10 @@ END_TEST
 START_TEST(test_relu_grad_fused)
 {
     unsigned seed = 9;
-    size_t lens[40];
-    for (size_t n = 0; n <= 37; n++) lens[n] = n;
-    lens[38] = 128, lens[39] = 512;
-    for (size_t t = 0; t < 40; t++) {
-        size_t n = lens[t];
-        double keep[512], dst[512], ref[512];
-        float f[512];
+    for (size_t t = 0; t < N_FUSED_LENS; t++) {
+        size_t n = fused_len(t);
+        double keep[512] = {0}, dst[512], ref[512];
+        float f[512] = {0};
         for (size_t i = 0; i < n; i++) {
             keep[i] = frand(&seed) - 0.3;
             f[i] = (float)(frand(&seed) - 0.5);
