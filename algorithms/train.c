@@ -173,10 +173,11 @@ static void track_max(double *max_sqnorm, const double *sq, size_t n)
 }
 
 /* g += sum over the batch of the per-example gradients, clipped to clip if finite; their
- * largest squared norm into *max_sqnorm when asked. */
+ * largest squared norm into *max_sqnorm when asked. All of it in g (ops.gf is NULL). */
 static void linear_grad_sum(void *ctx, const size_t *batch, size_t nb, double clip,
-                            double *g, double *max_sqnorm)
+                            double *g, float *gf, double *max_sqnorm)
 {
+    (void)gf;
     trainer *t = ctx;
     size_t d = t->d;
     int clipping = isfinite(clip);

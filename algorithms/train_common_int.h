@@ -54,7 +54,17 @@ typedef struct dp_train_ops {
      * sums through its clipping path to get the norms; only batch-mean clipping asks for
      * them there). Cannot fail. */
     void (*grad_sum)(void *ctx, const size_t *batch, size_t nb, double clip, double *g,
-                     double *max_sqnorm);
+                     float *gf, double *max_sqnorm);
+    /* Optional (NULL, NULL, NULL for none), the plain step's shortcuts (train_step.c):
+     *   gf (n_params floats, all zero between steps): grad_sum given gf may leave part of
+     *     its sum there, in float (models/model.h, dp_model_clipped_grad_split): the sum is
+     *     then g[j] + gf[j], and its reader sets gf back to zero;
+     *   wf (n_params floats): the weights rounded to float, which an update may write with
+     *     w and then declare with wf_fresh(ctx, 1) (dp_model_float_params_fresh);
+     *     wf_fresh(ctx, 0) before w is written any other way. */
+    float *gf;
+    float *wf;
+    void (*wf_fresh)(void *ctx, int fresh);
     /* DPlis (optional: NULL when the model has none): g += sum over the batch of
      * clip( (1/K) sum_k per-example gradient at w + z_k ) (without the 1/K when
      * cfg->dplis_sum), z_k = sigma_s times K normal vectors drawn from *rng, shared by the

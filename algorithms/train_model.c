@@ -45,6 +45,8 @@ typedef struct trainer {
     double *xb;     /* (cap, in_size) gathered rows of the current piece of a batch */
     int *yb;        /* (cap) their labels */
     double *sq;     /* (cap) squared per-example norms of the current piece */
+    float *gf;      /* (n_params) the float part of a gradient sum (ops.gf), zero between
+                     * steps */
     dp_model_smooth smooth; /* DPlis workspace (zeroed when unused) */
 } trainer;
 
@@ -81,12 +83,13 @@ static void track_max(double *max_sqnorm, const double *sq, size_t n)
  * per-example norms: with clip = INFINITY through the clipping path, whose sum is the
  * plain gradient to rounding). */
 static void model_grad_sum(void *ctx, const size_t *batch, size_t nb, double clip,
-                           double *g, double *max_sqnorm)
+                           double *g, float *gf, double *max_sqnorm)
 {
     trainer *t = ctx;
     size_t d = t->in_size;
     int clipping = isfinite(clip);
     double *sq = max_sqnorm ? t->sq : NULL;
+    if (nb > t->cap) gf = NULL; /* pieces: their float parts would be summed in float */
     for (size_t c0 = 0; c0 < nb; c0 += t->cap) {
         size_t cn = nb - c0 < t->cap ? nb - c0 : t->cap;
         for (size_t i = 0; i < cn; i++) {
@@ -95,11 +98,17 @@ static void model_grad_sum(void *ctx, const size_t *batch, size_t nb, double cli
             t->yb[i] = t->y_train[e];
         }
         if (clipping || sq)
-            dp_model_clipped_grad(t->m, t->xb, t->yb, cn, clip, g, sq);
+            dp_model_clipped_grad_split(t->m, t->xb, t->yb, cn, clip, g, gf, sq);
         else
-            dp_model_loss_grad(t->m, t->xb, t->yb, cn, g);
+            dp_model_loss_grad_split(t->m, t->xb, t->yb, cn, g, gf);
         track_max(max_sqnorm, t->sq, sq ? cn : 0);
     }
+}
+
+static void model_wf_fresh(void *ctx, int fresh)
+{
+    trainer *t = ctx;
+    dp_model_float_params_fresh(t->m, fresh);
 }
 
 /* DPlis: the same over the K perturbed copies. One set of perturbations serves the
@@ -204,10 +213,11 @@ int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double
     t.xb = malloc(t.cap * t.in_size * sizeof *t.xb);
     t.yb = malloc(t.cap * sizeof *t.yb);
     t.sq = malloc(t.cap * sizeof *t.sq);
+    t.gf = calloc(m->n_params, sizeof *t.gf);
     /* Parameter tensors (each layer's weights, then its bias) for DP-LSSGD's smoothing
      * and batch-mean clipping. */
     dp_tensor_view *tensors = malloc(2 * m->n_layers * sizeof *tensors);
-    if (!t.xb || !t.yb || !t.sq || !tensors) {
+    if (!t.xb || !t.yb || !t.sq || !t.gf || !tensors) {
         rc = dp_err_set(err, DP_ENOMEM, "out of memory for a %zu x %zu batch buffer", t.cap,
                         t.in_size);
         goto done;
@@ -227,12 +237,16 @@ int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double
     dp_train_ops ops = {.ctx = &t, .w = m->params, .n_params = m->n_params, .l2 = l2,
                         .n_tensors = n_tensors, .tensors = tensors, .smooth_per_tensor = 1,
                         .grad_sum = model_grad_sum, .smoothed_grad_sum = model_smoothed_grad_sum,
-                        .evaluate = model_evaluate};
+                        .evaluate = model_evaluate, .gf = t.gf,
+                        .wf = dp_model_float_params(m), .wf_fresh = model_wf_fresh};
+    dp_model_float_params_fresh(m, 0);
     rc = dp_train_run(cfg, n_train, &ops, result, err);
+    dp_model_float_params_fresh(m, 0); /* the caller may write m->params */
 
 done:
     dp_model_smooth_destroy(&t.smooth);
     free(tensors);
+    free(t.gf);
     free(t.sq);
     free(t.yb);
     free(t.xb);

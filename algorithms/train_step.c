@@ -186,25 +186,25 @@ fail:
  * the direction after the update) and checks that each new weight is finite. */
 typedef struct plain_update {
     double *w, *w_prev, *d;
+    float *gf; /* or NULL: the float part of the gradient sum (ops->gf), zeroed here */
+    float *wf; /* or NULL: receives the new weights rounded to float (ops->wf) */
     double b, mu, eta;
-    int l2_in;
     atomic_int *nonfinite;
 } plain_update;
 
+/* dp_sgd_update (base/vec.h) on the range: s / b + mu w is both placements of the l2
+ * term, d[j] / b + mu w[j] (in the gradient) and (d[j] / b) + mu w[j] (after), in the
+ * operations of the general path. With the float shortcuts (ops->gf, ops->wf) the sum s
+ * is the noised d[j] plus gf[j]: the same bits as the unsplit sum, which added gf[j] into
+ * the zero gradient before the noise (0 + x + z = z + x for floating-point x and z,
+ * signed zeros included; the comparison runs' records are identical), and the new
+ * weight is rounded for the next forward pass while it is in cache. */
 static void plain_update_range(void *ctx, size_t lo, size_t hi)
 {
     const plain_update *u = ctx;
-    double *w = u->w, *w_prev = u->w_prev, *d = u->d, b = u->b, mu = u->mu, eta = u->eta;
-    int l2_in = u->l2_in, bad = 0;
-    for (size_t j = lo; j < hi; j++) {
-        double wj = w[j], dj = l2_in ? d[j] / b + mu * wj : d[j] / b;
-        if (!l2_in) dj += mu * wj;
-        w_prev[j] = wj;
-        d[j] = 0.0;
-        w[j] = wj - eta * dj;
-        bad |= !isfinite(w[j]);
-    }
-    if (bad) atomic_store_explicit(u->nonfinite, 1, memory_order_relaxed);
+    if (dp_sgd_update(u->w + lo, u->w_prev + lo, u->d + lo, u->gf ? u->gf + lo : NULL,
+                      u->wf ? u->wf + lo : NULL, u->b, u->mu, u->eta, hi - lo))
+        atomic_store_explicit(u->nonfinite, 1, memory_order_relaxed);
 }
 
 int dp_train_step_finite(dp_train_step *s, const double *w, size_t P)
@@ -230,6 +230,9 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
     if (!s->g_zero) memset(s->g, 0, P * sizeof *s->g);
     s->g_zero = 0;
     atomic_store(&s->w_state, W_UNKNOWN);
+    /* the plain step's update, run on the noise's chunks below */
+    int plain = !s->mean_clip && s->n_smooth == 0 && c->update != DP_UPDATE_ADAM;
+    float *gf = plain && !s->dplis ? ops->gf : NULL;
     if (s->dplis) {
         /* DPlis Alg. 2: sigma_smooth = R (eta / L) sigma C, L the expected batch size;
          * App. D's student: a fixed sigma_smooth */
@@ -239,25 +242,29 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
         ops->smoothed_grad_sum(ops->ctx, batch, nb, s->clip, c->dplis_samples, sigma_s,
                                &s->perturb, s->g, track);
     } else {
-        ops->grad_sum(ops->ctx, batch, nb, s->clip, s->g, track);
+        ops->grad_sum(ops->ctx, batch, nb, s->clip, s->g, gf, track);
     }
+    if (ops->wf_fresh) ops->wf_fresh(ops->ctx, 0); /* the weights change below */
     int keep = c->partial_batch == DP_PARTIAL_KEEP && c->sampling == DP_SAMPLING_SHUFFLE;
     int l2_in = c->l2_placement == DP_L2_IN_GRADIENT;
     double b = keep ? (double)nb : (double)c->batch_size, mu = ops->l2;
     double *w = ops->w, *d = s->g;
     /* The step's noise on as many threads as the BLAS uses; its numbers do not depend on
      * how many (rng.h). */
-    if (!s->mean_clip && s->n_smooth == 0 && c->update != DP_UPDATE_ADAM) {
+    if (plain) {
         atomic_int nonfinite = 0;
-        plain_update u = {.w = w, .w_prev = s->w_prev, .d = d, .b = b, .mu = mu, .eta = eta,
-                          .l2_in = l2_in, .nonfinite = &nonfinite};
+        plain_update u = {.w = w, .w_prev = s->w_prev, .d = d, .gf = gf, .wf = ops->wf,
+                          .b = b, .mu = mu, .eta = eta, .nonfinite = &nonfinite};
         if (s->noise_std > 0.0)
             dp_noise_add_gaussian_then(noise, d, P, s->noise_std, dp_threads(),
                                        plain_update_range, &u);
         else
             plain_update_range(&u, 0, P);
         s->g_zero = 1;
-        atomic_store(&s->w_state, atomic_load(&nonfinite) ? W_NONFINITE : W_FINITE);
+        int finite = !atomic_load(&nonfinite);
+        atomic_store(&s->w_state, finite ? W_FINITE : W_NONFINITE);
+        /* a non-finite step is undone from w_prev, without wf */
+        if (ops->wf && finite) ops->wf_fresh(ops->ctx, 1);
         s->t++;
         return;
     }

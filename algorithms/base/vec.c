@@ -409,6 +409,37 @@ static inline __attribute__((always_inline)) double k_dot8(const double *x, cons
     return s;
 }
 
+/* The plain step's update of parameter k (dp_sgd_update), with the sum of the new weight
+ * times zero into nz: +-0 while every new weight is finite, NaN from the first that is not. */
+#define SGD_UPDATE_ONE(k, nz)                                 \
+    do {                                                      \
+        double s_ = d[k];                                     \
+        if (has_gf) {                                         \
+            s_ += (double)gf[k];                              \
+            gf[k] = 0.0f;                                     \
+        }                                                     \
+        double w_ = w[k], u_ = s_ / b + mu * w_, n_ = w_ - eta * u_; \
+        w_prev[k] = w_;                                       \
+        d[k] = 0.0;                                           \
+        w[k] = n_;                                            \
+        if (has_wf) wf[k] = (float)n_;                        \
+        nz += 0.0 * n_;                                       \
+    } while (0)
+
+static inline __attribute__((always_inline)) int k_sgd_update(
+    double *restrict w, double *restrict w_prev, double *restrict d, float *restrict gf,
+    float *restrict wf, double b, double mu, double eta, size_t n, int has_gf, int has_wf)
+{
+    double nz[VEC_BLOCK] = {0.0};
+    size_t i = 0;
+    for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
+        for (size_t j = 0; j < VEC_BLOCK; j++) SGD_UPDATE_ONE(i + j, nz[j]);
+    for (size_t j = 0; i < n; i++, j++) SGD_UPDATE_ONE(i, nz[j]);
+    double t = 0.0;
+    for (size_t j = 0; j < VEC_BLOCK; j++) t += nz[j];
+    return t != t;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define VEC_AVX2 __attribute__((target("avx2")))
@@ -509,6 +540,17 @@ static VEC_AVX2 double dot_float_avx2(const float *x, const float *y, size_t n)
 {
     return k_dot_float(x, y, n);
 }
+
+#define SGD_UPDATE_AVX2(name, g, f)                                                         \
+    static VEC_AVX2 int name(double *w, double *w_prev, double *d, float *gf, float *wf,     \
+                             double b, double mu, double eta, size_t n)                      \
+    {                                                                                        \
+        return k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, g, f);                      \
+    }
+SGD_UPDATE_AVX2(sgd_update_avx2, 0, 0)
+SGD_UPDATE_AVX2(sgd_update_gf_avx2, 1, 0)
+SGD_UPDATE_AVX2(sgd_update_wf_avx2, 0, 1)
+SGD_UPDATE_AVX2(sgd_update_gf_wf_avx2, 1, 1)
 
 static int have_avx2(void)
 {
@@ -626,4 +668,23 @@ const char *dp_blas_config(void)
 {
     const char *s = openblas_get_config();
     return s ? s : "unknown";
+}
+
+int dp_sgd_update(double *w, double *w_prev, double *d, float *gf, float *wf, double b,
+                  double mu, double eta, size_t n)
+{
+    int bad;
+    if (gf && wf)
+        VEC_DISPATCH(bad = sgd_update_gf_wf_avx2(w, w_prev, d, gf, wf, b, mu, eta, n),
+                     bad = k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, 1, 1));
+    else if (gf)
+        VEC_DISPATCH(bad = sgd_update_gf_avx2(w, w_prev, d, gf, wf, b, mu, eta, n),
+                     bad = k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, 1, 0));
+    else if (wf)
+        VEC_DISPATCH(bad = sgd_update_wf_avx2(w, w_prev, d, gf, wf, b, mu, eta, n),
+                     bad = k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, 0, 1));
+    else
+        VEC_DISPATCH(bad = sgd_update_avx2(w, w_prev, d, gf, wf, b, mu, eta, n),
+                     bad = k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, 0, 0));
+    return bad;
 }

@@ -72,6 +72,15 @@ double dp_dot_float(const float *x, const float *y, size_t n);
  * call costs more than the products. */
 double dp_dot8(const double *x, const double *y, size_t n);
 
+/* The plain step's update of n parameters (train_step.c), for each j:
+ *   s = d[j] + gf[j]  (gf may be NULL: s = d[j]; else gf[j] = 0 afterwards),
+ *   w_prev[j] = w[j],  w[j] -= eta (s / b + mu w[j]),  d[j] = 0,
+ *   wf[j] = the new w[j] rounded to float (wf may be NULL),
+ * in that order of operations on every CPU (vector code where it has AVX2: the same
+ * bits). Returns 1 if some new w[j] is not finite, else 0. The arrays do not overlap. */
+int dp_sgd_update(double *w, double *w_prev, double *d, float *gf, float *wf, double b,
+                  double mu, double eta, size_t n);
+
 /* 1 if every x[i] is finite, 0 otherwise (NaN/inf check at step boundaries). */
 int dp_all_finite(const double *x, size_t n);
 

@@ -25,6 +25,12 @@
 
 // ---- dense ------------------------------------------------------------------------------
 
+/* Longest float sum of a product before it is added into double: the forward's sum over
+ * inputs, the error pass's over outputs, the weight gradient's over examples. 1024 keeps
+ * the rounding of a sum near 1e-7 * sqrt(1024) relative and the GEMMs long enough to run
+ * at full rate (the MLPs' layers need one piece, the CIFAR MLP's first layer three). */
+#define DP_DENSE_SUM_LEN ((size_t)1024)
+
 /* The dense layer computes its products in float behind a double interface (dense.c):
  * the caller rounds the weights to float once per forward pass (wf (O,I), e.g. with
  * dp_to_float) and the inputs with dp_dense_input, keeps both, and passes float scratch
@@ -73,6 +79,16 @@ void dp_dense_backward_input_relu(double *dinp, float *ws, const double *dout,
 void dp_dense_backward_weights(double *dw, double *db, float *ws, const double *dout,
                                const double *c, const float *af, size_t B, size_t I,
                                size_t O, size_t o0, size_t o1, size_t rows);
+
+/* dp_dense_backward_weights with the weight gradient in float: gwf (O,I) rows o0 .. o1-1
+ * += sum_i c_i dout_i[o] af_i, each block of rows one sgemm that adds its product into
+ * gwf in place (no scratch product, no pass adding it into double), for B <=
+ * DP_DENSE_SUM_LEN examples (one piece). db as there (double). Where gwf is zero,
+ * (double)gwf afterwards is what dp_dense_backward_weights adds to a zero dw, bit for
+ * bit (tested). ws: dp_dense_weight_grad_ws(rows, I) floats suffice. */
+void dp_dense_backward_weights_float(float *gwf, double *db, float *ws, const double *dout,
+                                     const double *c, const float *af, size_t B, size_t I,
+                                     size_t O, size_t o0, size_t o1, size_t rows);
 
 /* sqnorm (B) += ||dout_i||^2 (asq_i + 1): the squared norm of example i's gradient
  * dout_i [inp_i; 1]^T (weights and bias) without forming it; asq from dp_dense_input.

@@ -319,7 +319,7 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
         if (l->spec.kind == DP_LAYER_DENSE) {
             size_t f = dense_lane_floats(l, MB, lane_max, L, &ovf);
             if (f > lane_f) lane_f = f;
-            dense_f += l->n_w + mul_ok(MB, l->in_size, &ovf);
+            dense_f += mul_ok(MB, l->in_size, &ovf);
             dense_d += MB;
             if (!l->split_rows) {
                 l->lg_off = m->n_lgrad;
@@ -358,7 +358,7 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
     for (size_t b = 1; b < m->n_bufs; b++) per_ex += 2 * m->buf_size[b];
     size_t lgrad = mul_ok(L, m->n_lgrad, &ovf), lgbuf = mul_ok(L, gbuf, &ovf);
     total = mul_ok(MB, per_ex + 1, &ovf) + lgbuf + store + lgrad + dense_d;
-    size_t ftotal = keep + dense_f + mul_ok(L, lane_f, &ovf);
+    size_t ftotal = m->n_params + keep + dense_f + mul_ok(L, lane_f, &ovf);
     if (ovf) goto nomem; /* each term is below SIZE_MAX / 8, so the sums cannot wrap */
 
     m->mem = calloc(total, sizeof *m->mem);
@@ -380,14 +380,15 @@ static int alloc_workspaces(dp_model *m, dp_err *err)
         if (l->pex_method == DP_CONV_PEX_STORED) l->pex_g = p, p += MB * (l->n_w + l->n_b);
         if (l->spec.kind == DP_LAYER_DENSE) l->asq = p, p += MB;
     }
-    /* float: the kept patches and outputs, the dense layers' float weights and inputs,
-     * then one scratch per lane shared by the layers (a lane runs its layers one after
-     * another) */
+    /* float: the parameters in float (the dense layers' weights are read there), the
+     * kept patches and outputs, the dense layers' float inputs, then one scratch per lane
+     * shared by the layers (a lane runs its layers one after another) */
     float *f = m->fmem;
+    m->pwf = f, f += m->n_params;
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
         if (l->spec.kind == DP_LAYER_DENSE) {
-            l->wf = f, f += l->n_w;
+            l->wf = m->pwf + l->w_off;
             l->af = f, f += MB * l->in_size;
         }
         if (!l->conv_keep) continue;
@@ -500,6 +501,16 @@ void dp_model_destroy(dp_model *m)
     free(m->params);
     free(m->layers);
     memset(m, 0, sizeof *m);
+}
+
+float *dp_model_float_params(dp_model *m)
+{
+    return m->pwf;
+}
+
+void dp_model_float_params_fresh(dp_model *m, int fresh)
+{
+    m->wf_fresh = fresh != 0;
 }
 
 int dp_model_fits(const dp_model *m, int in_c, int in_h, int in_w, int n_classes,

@@ -92,7 +92,8 @@ typedef struct dp_layer {
     size_t lg_off;                 /* conv, dense split by examples: its [w; b] in each
                                     * lane's gradient buffer */
     float *wf;                     /* dense: (units, in) the weights rounded to float by
-                                    * each forward pass (its error pass uses them too) */
+                                    * each forward pass (its error pass uses them too):
+                                    * the model's pwf at w_off */
     float *af;                     /* dense: (max_batch, in) the chunk's inputs in float */
     double *asq;                   /* dense: (max_batch) their squared norms */
     int split_rows;                /* dense: lanes split the weight gradient by output
@@ -113,6 +114,11 @@ typedef struct dp_model {
     dp_layer *layers;
     size_t n_params;
     double *params;                /* the flat parameter buffer, owned */
+    float *pwf;                    /* (n_params) the parameters rounded to float, laid out
+                                    * as params; the dense layers read their float weights
+                                    * here (dp_model_float_params) */
+    int wf_fresh;                  /* pwf holds params rounded, as the caller promised
+                                    * (dp_model_float_params_fresh) */
     size_t max_batch;
     int lanes;                     /* DP_MODEL_LANES */
 
@@ -186,6 +192,18 @@ void dp_model_destroy(dp_model *m);
 int dp_model_fits(const dp_model *m, int in_c, int in_h, int in_w, int n_classes,
                   dp_err *err);
 
+/* The float copy of the parameters that the dense layers compute with (n_params floats,
+ * laid out as params). Each pass that runs the model rounds the dense layers' weights into
+ * it first, unless the caller has written them there itself and said so: a caller that
+ * updates the parameters can write pwf[j] = (float)params[j] in the same pass, while each
+ * weight is in cache, and then call dp_model_float_params_fresh(m, 1), which spares the
+ * next passes (at these parameters, not DPlis's perturbed copies) a pass over all of
+ * them. It must call it with 0 before it writes the parameters any other way; a model
+ * starts with 0, no pass sets it, and DPlis's perturbed copies clear it (they are rounded
+ * into pwf). */
+float *dp_model_float_params(dp_model *m);
+void dp_model_float_params_fresh(dp_model *m, int fresh);
+
 /* grad_sum (n_params) += sum over the batch of the per-example loss gradients;
  * returns the SUM of the per-example losses. x is (B, in_size), y (B) class indices in
  * [0, n_classes). Any B (chunks of max_batch). Cannot fail. */
@@ -205,6 +223,22 @@ double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
  * per-example losses. Cannot fail. */
 double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t B,
                              double clip, double *clipped_sum, double *sqnorms);
+
+/* dp_model_loss_grad and dp_model_clipped_grad with the gradient split between a double
+ * and a float buffer: gf (n_params floats, laid out as the gradient, or NULL) receives,
+ * added in float, the weights' part of every dense layer whose lanes split its gradient
+ * by output rows (model.c: the MLPs' hidden layers), and the double buffer the rest; the
+ * gradient is then grad[j] + gf[j]. That spares the pass adding each float product into
+ * double, and the zeroing of its scratch, for a caller that reads both in one pass of
+ * its own and sets gf back to zero there (train_step.c: the update). A call that takes
+ * more than one chunk (B > max_batch) or B > DP_DENSE_SUM_LEN puts everything in grad.
+ * Where grad and gf are zero, grad[j] + (double)gf[j] afterwards is the unsplit call's
+ * grad[j], bit for bit (tested). */
+double dp_model_loss_grad_split(dp_model *m, const double *x, const int *y, size_t B,
+                                double *grad_sum, float *gf);
+double dp_model_clipped_grad_split(dp_model *m, const double *x, const int *y, size_t B,
+                                   double clip, double *clipped_sum, float *gf,
+                                   double *sqnorms);
 
 /* DPlis (Wang et al., PETS 2021, eq. 6 and Alg. 2): DP-SGD on the randomized-smoothing loss.
  * A dp_model_smooth is the workspace of dp_model_smoothed_clipped_grad for one model and

@@ -65,11 +65,21 @@ void dp_model_set_input(dp_model *m, const double *x);
  * squared gradient norms to sq (B); grads adds to grad (n_params) the gradient of the
  * chunk's examples each scaled by c_i (c (B), or NULL for ones): rows of m->dact of a
  * non-STORED convolution with c_i != 1 are scaled in place, a STORED one sums its stored
- * gradients with weights c by one GEMV. */
+ * gradients with weights c by one GEMV. With gf (n_params floats, laid out as grad) not
+ * NULL, which needs B <= DP_DENSE_SUM_LEN, the weights' part of every dense layer split
+ * by rows goes to gf instead (dp_dense_backward_weights_float). */
 void dp_model_lane_weights(dp_model *m, int j);
 void dp_model_lane_forward(dp_model *m, int j, const double *x, size_t B, int same_input);
 double dp_model_lane_backward(dp_model *m, int j, const int *y, size_t B, double *sq);
-void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, const double *c);
+void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, float *gf,
+                         const double *c);
+
+/* gf, or NULL when a call of B examples cannot leave part of its gradient in float: it
+ * takes more than one chunk or more than one piece of a float sum (dp_model_grad_split). */
+static inline float *dp_model_gf_usable(const dp_model *m, size_t B, float *gf)
+{
+    return B <= m->max_batch && B <= DP_DENSE_SUM_LEN ? gf : NULL;
+}
 
 /* Conv layer l's workspace for lane j at example lo of the chunk: a kept layer's
  * patches and float outputs are those rows of the whole chunk's buffers. */

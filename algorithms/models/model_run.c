@@ -67,6 +67,7 @@ void dp_model_set_input(dp_model *m, const double *x)
 
 void dp_model_lane_weights(dp_model *m, int j)
 {
+    if (m->wf_fresh) return; /* rounded by the caller (dp_model_float_params_fresh) */
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
         if (l->spec.kind != DP_LAYER_DENSE) continue;
@@ -228,12 +229,21 @@ void dp_model_lane_dense_grads(dp_model *m, int j, const dp_layer *l, double *gr
     }
 }
 
-void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, const double *c)
+void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, float *gf,
+                         const double *c)
 {
     size_t lo = dp_lane_lo(B, m->lanes, j), nb = dp_lane_lo(B, m->lanes, j + 1) - lo;
     double *lg = m->lgrad ? m->lgrad + (size_t)j * m->n_lgrad : NULL;
     for (size_t i = 0; i < m->n_layers; i++) {
         dp_layer *l = &m->layers[i];
+        if (l->spec.kind == DP_LAYER_DENSE && gf && l->split_rows) {
+            size_t O = l->out_size;
+            dp_dense_backward_weights_float(gf + l->w_off, grad + l->b_off, m->lane_f[j],
+                                            m->dact[l->out_buf], c, l->af, B, l->in_size, O,
+                                            dp_lane_lo(O, m->lanes, j),
+                                            dp_lane_lo(O, m->lanes, j + 1), l->grad_rows);
+            continue;
+        }
         if (l->spec.kind == DP_LAYER_DENSE) {
             dp_model_lane_dense_grads(m, j, l, grad, m->dact[l->out_buf], c, l->af, B, 1);
             continue;
@@ -505,6 +515,7 @@ typedef struct chunk_job {
     const double *x;
     const int *y;
     double *grad;
+    float *gf; /* or NULL: dp_model_lane_grads */
     double loss[DP_MODEL_LANES];
 } chunk_job;
 
@@ -522,7 +533,7 @@ static void chunk_phase(void *ctx, int phase, int j)
         if (job->y) job->loss[j] = dp_model_lane_backward(job->m, j, job->y, job->B, NULL);
         break;
     case PH_GRADS:
-        if (job->grad) dp_model_lane_grads(job->m, j, job->B, job->grad, NULL);
+        if (job->grad) dp_model_lane_grads(job->m, j, job->B, job->grad, job->gf, NULL);
         break;
     }
 }
@@ -541,17 +552,24 @@ static double run_chunk(chunk_job *job)
 }
 
 /* The weights do not change during one call, so they are rounded for its first chunk. */
-double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
-                          double *grad_sum)
+double dp_model_loss_grad_split(dp_model *m, const double *x, const int *y, size_t B,
+                                double *grad_sum, float *gf)
 {
     double total = 0.0;
+    gf = dp_model_gf_usable(m, B, gf);
     for (size_t n0 = 0; n0 < B; n0 += m->max_batch) {
         size_t nb = B - n0 < m->max_batch ? B - n0 : m->max_batch;
         total += run_chunk(&(chunk_job){.m = m, .B = nb, .convert = n0 == 0,
                                         .x = x + n0 * m->in_size, .y = y + n0,
-                                        .grad = grad_sum});
+                                        .grad = grad_sum, .gf = gf});
     }
     return total;
+}
+
+double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
+                          double *grad_sum)
+{
+    return dp_model_loss_grad_split(m, x, y, B, grad_sum, NULL);
 }
 
 void dp_model_predict(dp_model *m, const double *x, size_t n, int *labels)

@@ -42,6 +42,7 @@ typedef struct clip_job {
     double *sq;      /* (B) squared norms, then clip factors */
     double *sqnorms; /* the caller's copy of the norms, or NULL */
     double *grad;
+    float *gf;       /* or NULL: dp_model_lane_grads */
     double loss[DP_MODEL_LANES];
     int all_one[DP_MODEL_LANES]; /* no example of lane j is clipped */
 } clip_job;
@@ -78,22 +79,25 @@ static void clip_phase(void *ctx, int phase, int j)
         /* every lane reads every lane's flag: the same choice everywhere */
         int all_one = 1;
         for (int k = 0; k < m->lanes; k++) all_one &= job->all_one[k];
-        dp_model_lane_grads(m, j, job->B, job->grad, all_one ? NULL : job->sq);
+        dp_model_lane_grads(m, j, job->B, job->grad, job->gf, all_one ? NULL : job->sq);
         break;
     }
     }
 }
 
-double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t B,
-                             double clip, double *clipped_sum, double *sqnorms)
+double dp_model_clipped_grad_split(dp_model *m, const double *x, const int *y, size_t B,
+                                   double clip, double *clipped_sum, float *gf,
+                                   double *sqnorms)
 {
     assert(clip > 0.0);
     double total = 0.0;
+    gf = dp_model_gf_usable(m, B, gf);
     for (size_t n0 = 0; n0 < B; n0 += m->max_batch) {
         size_t nb = B - n0 < m->max_batch ? B - n0 : m->max_batch;
         clip_job job = {.m = m, .B = nb, .convert = n0 == 0, .x = x + n0 * m->in_size,
                         .y = y + n0, .clip = clip, .sq = m->sq,
-                        .sqnorms = sqnorms ? sqnorms + n0 : NULL, .grad = clipped_sum};
+                        .sqnorms = sqnorms ? sqnorms + n0 : NULL, .grad = clipped_sum,
+                        .gf = gf};
         dp_model_set_input(m, job.x);
         dp_model_run_lanes(m, nb, PH_COUNT, clip_phase, &job);
         dp_model_lanes_add(m, nb, clipped_sum);
@@ -102,4 +106,10 @@ double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t 
         total += loss;
     }
     return total;
+}
+
+double dp_model_clipped_grad(dp_model *m, const double *x, const int *y, size_t B,
+                             double clip, double *clipped_sum, double *sqnorms)
+{
+    return dp_model_clipped_grad_split(m, x, y, B, clip, clipped_sum, NULL, sqnorms);
 }

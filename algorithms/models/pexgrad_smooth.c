@@ -547,6 +547,7 @@ double dp_model_smoothed_clipped_grad(dp_model *m, dp_model_smooth *s, const dou
     dp_rng_seek(rng, r0.position + Kz); /* K blocks, one per copy, whatever sigma_s */
     int threads = dp_threads();
     double total = 0.0;
+    if (sigma_s > 0.0) m->wf_fresh = 0; /* the copies are rounded into the model's pwf */
 
     for (size_t n0 = 0; n0 < B; n0 += s->chunk) {
         size_t nb = B - n0 < s->chunk ? B - n0 : s->chunk;

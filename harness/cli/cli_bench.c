@@ -11,9 +11,9 @@
  * the ceiling to read those numbers against, and the BLAS kernel set is printed, since
  * speed is only comparable under the same kernels (docs/performance.md).
  *
- * The steps timed are the library's: dp_model_loss_grad / dp_model_clipped_grad /
- * dp_model_smoothed_clipped_grad, the noise generator and the update loop a trainer
- * runs. DPlis's perturbation std is the trainer's R eta sigma C / b with R = 10 (the
+ * The steps timed are the library's: dp_model_loss_grad_split /
+ * dp_model_clipped_grad_split / dp_model_smoothed_clipped_grad, the noise generator and
+ * the update loop a trainer runs (with its float gradient and float weights). DPlis's perturbation std is the trainer's R eta sigma C / b with R = 10 (the
  * configs' radii are 5 to 50); any positive value costs the same. Inputs are uniform in
  * [0, 1), labels uniform: throughput does not depend on the values.
  */
@@ -134,25 +134,27 @@ typedef struct step_ctx {
     int dplis_k;
     dp_rng perturb;       /* DPlis's perturbations */
     int grad_zero;        /* grad is all zeros: the last update left it so */
+    float *gf;            /* the float part of the gradient (dp_model_clipped_grad_split),
+                           * zero between steps */
+    double *w_prev;       /* the weights before the update, as the trainer keeps them */
 } step_ctx;
 
 enum { MODE_SGD, MODE_DP_SGD, MODE_DP_LSSGD, MODE_DPLIS };
 
-/* The update w += a g over [lo, hi), g zeroed behind it for the next step: the trainer's
- * plain step (train_step.c) without its weight decay, saved weights and finiteness
- * check. */
+/* The trainer's plain step's update (train_step.c: dp_sgd_update, no weight decay) over
+ * [lo, hi): the weights saved, w -= eta (g + gf) / b, g and gf zeroed for the next step,
+ * the new weights rounded into wf for the next forward pass (gf, wf may be NULL). */
 typedef struct sgd_update {
-    double *w, *g;
-    double a;
+    double *w, *w_prev, *g;
+    float *gf, *wf;
+    double b, eta;
 } sgd_update;
 
 static void sgd_update_range(void *ctx, size_t lo, size_t hi)
 {
     const sgd_update *u = ctx;
-    for (size_t j = lo; j < hi; j++) {
-        u->w[j] += u->a * u->g[j];
-        u->g[j] = 0.0;
-    }
+    (void)dp_sgd_update(u->w + lo, u->w_prev + lo, u->g + lo, u->gf ? u->gf + lo : NULL,
+                        u->wf ? u->wf + lo : NULL, u->b, 0.0, u->eta, hi - lo);
 }
 
 /* One step. SGD; DP-SGD (clip to 1, noise multiplier 1.1); DP-LSSGD, the DP-SGD gradient
@@ -165,19 +167,28 @@ static void step(step_ctx *s, int mode)
     if (!s->grad_zero) memset(s->grad, 0, s->m.n_params * sizeof *s->grad);
     /* as the trainer: the plain step's update zeroes the gradient, a smoothed one's not */
     s->grad_zero = mode != MODE_DP_LSSGD;
+    /* as the trainer: the plain steps leave the split layers' weight gradients in float
+     * and round the new weights in their update; the smoothed one does neither */
+    int plain = mode != MODE_DP_LSSGD;
+    float *gf = mode == MODE_DPLIS || !plain ? NULL : s->gf;
     switch (mode) {
-    case MODE_SGD: dp_model_loss_grad(&s->m, s->x, s->y, s->batch, s->grad); break;
+    case MODE_SGD: dp_model_loss_grad_split(&s->m, s->x, s->y, s->batch, s->grad, gf); break;
     case MODE_DPLIS:
         dp_model_smoothed_clipped_grad(&s->m, &s->dplis, s->x, s->y, s->batch, clip,
                                        s->dplis_k, radius * lr * sigma * clip / (double)s->batch,
                                        &s->perturb, s->grad, NULL);
         break;
-    default: dp_model_clipped_grad(&s->m, s->x, s->y, s->batch, clip, s->grad, NULL); break;
+    default:
+        dp_model_clipped_grad_split(&s->m, s->x, s->y, s->batch, clip, s->grad, gf, NULL);
+        break;
     }
-    sgd_update u = {s->m.params, s->grad, -lr / (double)s->batch};
+    dp_model_float_params_fresh(&s->m, 0);
+    sgd_update u = {s->m.params, s->w_prev, s->grad, gf,
+                    plain ? dp_model_float_params(&s->m) : NULL, (double)s->batch, lr};
     if (mode == MODE_DP_SGD || mode == MODE_DPLIS) { /* as the trainer: in the noise's chunks */
         dp_rng_add_gaussian_then(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads,
                                  sgd_update_range, &u);
+        dp_model_float_params_fresh(&s->m, 1);
         return;
     }
     if (mode == MODE_DP_LSSGD) {
@@ -186,6 +197,7 @@ static void step(step_ctx *s, int mode)
             dp_smoother_execute(&s->smooth[t], s->grad + s->smooth_off[t]);
     }
     sgd_update_range(&u, 0, s->m.n_params);
+    dp_model_float_params_fresh(&s->m, plain);
 }
 
 /* Examples/s of one block of steps lasting at least o->seconds. */
@@ -255,7 +267,9 @@ static int build(step_ctx *s, const bench_model *bm, size_t batch, int dplis_k, 
     s->x = malloc(batch * in * sizeof *s->x);
     s->y = malloc(batch * sizeof *s->y);
     s->grad = malloc(s->m.n_params * sizeof *s->grad);
-    if (!s->x || !s->y || !s->grad) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    s->gf = calloc(s->m.n_params, sizeof *s->gf);
+    s->w_prev = malloc(s->m.n_params * sizeof *s->w_prev);
+    if (!s->x || !s->y || !s->grad || !s->gf || !s->w_prev) return dp_err_set(err, DP_ENOMEM, "out of memory");
     dp_rng r;
     dp_rng_init(&r, 7, DP_STREAM_DATA);
     for (size_t i = 0; i < batch * in; i++) s->x[i] = dp_rng_uniform(&r);
@@ -289,6 +303,8 @@ static void destroy(step_ctx *s)
     free(s->x);
     free(s->y);
     free(s->grad);
+    free(s->gf);
+    free(s->w_prev);
 }
 
 /* A whole number option in [lo, hi] into *out: 0, or the usage error's exit status. */

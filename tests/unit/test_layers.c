@@ -289,6 +289,50 @@ START_TEST(test_dense_backward_relu)
 }
 END_TEST
 
+/* layers-1.5: dp_dense_backward_weights_float adds into a zero float gradient exactly
+ * what dp_dense_backward_weights adds into a zero double one (the same product, in place
+ * instead of in scratch), bit for bit, and the same bias gradient: every row in blocks of
+ * all rows, a row range in blocks of 2 (several products), with and without clip
+ * factors, on shapes small enough for OpenBLAS's small-matrix kernels and on the MLP's
+ * (a lane's half of 512 rows and 128 rows over 256 examples). A second call adds. */
+START_TEST(test_dense_weights_float)
+{
+    static const size_t shapes[][3] = {{5, 7, 3}, {37, 300, 70}, {256, 784, 512}, {256, 512, 128}};
+    dp_rng r;
+    dp_rng_init(&r, 15, DP_STREAM_TEST);
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        size_t B = shapes[t][0], I = shapes[t][1], O = shapes[t][2];
+        size_t o0 = O / 5, o1 = O - O / 3; /* a row range */
+        double *x = gauss(&r, B * I, 1), *R = gauss(&r, B * O, 1), *cf = gauss(&r, B, 1);
+        float *af = malloc(B * I * sizeof *af);
+        float *ws = malloc(dp_dense_weight_grad_ws(O, I) * sizeof *ws);
+        float *gf = calloc(O * I, sizeof *gf);
+        ck_assert(af && ws && gf);
+        dp_dense_input(af, NULL, x, B, I);
+        for (int scaled = 0; scaled < 2; scaled++)
+            for (int range = 0; range < 2; range++) {
+                const double *c = scaled ? cf : NULL;
+                size_t lo = range ? o0 : 0, hi = range ? o1 : O, rows = range ? 2 : hi - lo;
+                double *dw = zeros(O * I), *db = zeros(O), *db2 = zeros(O), *g = zeros(O * I);
+                memset(gf, 0, O * I * sizeof *gf);
+                dp_dense_backward_weights(dw, db, ws, R, c, af, B, I, O, lo, hi, rows);
+                dp_dense_backward_weights_float(gf, db2, ws, R, c, af, B, I, O, lo, hi, rows);
+                for (size_t k = 0; k < O * I; k++) g[k] = 0.0 + (double)gf[k];
+                ck_assert_mem_eq(g, dw, O * I * sizeof *g);
+                ck_assert_mem_eq(db2, db, O * sizeof *db);
+                size_t nonzero = 0;
+                for (size_t k = lo * I; k < hi * I; k++) nonzero += dw[k] != 0.0;
+                ck_assert_uint_eq(nonzero, (hi - lo) * I); /* not an empty comparison */
+                /* a second call adds in float: twice the first, exactly */
+                dp_dense_backward_weights_float(gf, db2, ws, R, c, af, B, I, O, lo, hi, rows);
+                for (size_t k = 0; k < O * I; k++) ck_assert(gf[k] == (float)(2.0 * dw[k]));
+                free(dw), free(db), free(db2), free(g);
+            }
+        free(x), free(R), free(cf), free(af), free(ws), free(gf);
+    }
+}
+END_TEST
+
 // ---- layers-2: conv2d ---------------------------------------------------------------------------
 
 START_TEST(test_conv_shapes)
@@ -760,6 +804,7 @@ static Suite *layers_suite(void)
     suite_add_tcase(s, tcase("layers-1.2", test_dense_float));
     suite_add_tcase(s, tcase("layers-1.3", test_dense_forward_relu));
     suite_add_tcase(s, tcase("layers-1.4", test_dense_backward_relu));
+    suite_add_tcase(s, tcase("layers-1.5", test_dense_weights_float));
     suite_add_tcase(s, tcase("layers-2.1", test_conv_shapes));
     suite_add_tcase(s, tcase("layers-2.2", test_conv_naive));
     suite_add_tcase(s, tcase("layers-2.3", test_conv_fd));

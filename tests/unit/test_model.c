@@ -407,6 +407,66 @@ START_TEST(test_chunks)
 }
 END_TEST
 
+/* model-2.6: the float parameters a caller declares fresh (dp_model_float_params_fresh).
+ * Written as params rounded, they give the bits of the model's own rounding; declared
+ * fresh while they differ, they are what the dense layers compute with (so the shortcut
+ * is live, and a caller that forgot to clear it would be caught); cleared, the model
+ * rounds again. DPlis's perturbed copies clear the flag and round themselves. */
+START_TEST(test_float_params_fresh)
+{
+    enum { N = 13, K = 3 };
+    dp_model m;
+    int hid[1] = {20};
+    ck_assert_int_eq(dp_model_build_named(&m, "mlp", hid, 1, "relu", 1, 4, 5, K, 16, 3, NULL),
+                     DP_OK);
+    size_t P = m.n_params, d = m.in_size;
+    double x[N * 20], *g0 = calloc(P, sizeof *g0), *g = calloc(P, sizeof *g);
+    int y[N];
+    dp_rng r;
+    dp_rng_init(&r, 80, DP_STREAM_TEST);
+    random_data(&r, x, y, N, d, K);
+    ck_assert(g0 && g);
+    ck_assert_int_eq(m.wf_fresh, 0); /* as built */
+    double l0 = dp_model_loss_grad(&m, x, y, N, g0);
+    float *pf = dp_model_float_params(&m);
+    for (size_t j = 0; j < P; j++) pf[j] = (float)m.params[j];
+    dp_model_float_params_fresh(&m, 1);
+    double l = dp_model_loss_grad(&m, x, y, N, g);
+    ck_assert_mem_eq(&l, &l0, sizeof l);
+    ck_assert_mem_eq(g, g0, P * sizeof *g);
+    ck_assert_int_eq(m.wf_fresh, 1); /* a pass leaves it */
+    for (size_t j = 0; j < P; j++) pf[j] *= 2.0f; /* stale: no longer params */
+    memset(g, 0, P * sizeof *g);
+    l = dp_model_loss_grad(&m, x, y, N, g);
+    ck_assert(l != l0);
+    dp_model_float_params_fresh(&m, 0);
+    memset(g, 0, P * sizeof *g);
+    l = dp_model_loss_grad(&m, x, y, N, g);
+    ck_assert_mem_eq(&l, &l0, sizeof l);
+    ck_assert_mem_eq(g, g0, P * sizeof *g);
+
+    /* DPlis at sigma_s > 0: the same with stale float parameters declared fresh */
+    dp_model_smooth s;
+    ck_assert_int_eq(dp_model_smooth_init(&s, &m, 2, NULL), DP_OK);
+    double sums[2][500];
+    ck_assert_uint_le(P, 500);
+    for (int stale = 0; stale < 2; stale++) {
+        if (stale) {
+            for (size_t j = 0; j < P; j++) pf[j] = 2.0f * (float)m.params[j];
+            dp_model_float_params_fresh(&m, 1);
+        }
+        dp_rng nr = noise_rng(81);
+        memset(sums[stale], 0, sizeof sums[stale]);
+        dp_model_smoothed_clipped_grad(&m, &s, x, y, N, 0.5, 2, 0.1, &nr, sums[stale], NULL);
+        ck_assert_int_eq(m.wf_fresh, 0);
+    }
+    ck_assert_mem_eq(sums[0], sums[1], P * sizeof sums[0][0]);
+    dp_model_smooth_destroy(&s);
+    free(g0), free(g);
+    dp_model_destroy(&m);
+}
+END_TEST
+
 START_TEST(test_evaluate)
 {
     enum { N = 23, K = 5 };
@@ -458,6 +518,7 @@ static Suite *model_suite(void)
     test_add_case(s, "model-2.3", test_fd_named, 60);
     test_add_case(s, "model-2.4", test_chunks, 60);
     test_add_case(s, "model-2.5", test_fd_cifar_small, 60);
+    test_add_case(s, "model-2.6", test_float_params_fresh, 60);
     test_add_case(s, "model-3.1", test_evaluate, 60);
     return s;
 }

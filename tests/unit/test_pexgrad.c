@@ -8,7 +8,8 @@
  * two sides round different sums (one example's gradient, or the batch's in one GEMM),
  * so norms and sums agree to a relative 1e-5 (test_layers.c says why that bound).
  * Invariance: with C = inf the clipped sum is the plain batch gradient bit for bit (the
- * same passes and calls: no factor is applied when none clips).
+ * same passes and calls: no factor is applied when none clips), and the gradient split
+ * between double and float adds up to the unsplit one bit for bit.
  * Lanes (model.h): the thread count changes no bit of a result.
  */
 #include <check.h>
@@ -40,8 +41,50 @@ static void brute(dp_model *m, const batch *b, double clip, double *sq, double *
     free(g);
 }
 
+/* The gradient split between double and float (dp_model_clipped_grad_split,
+ * dp_model_loss_grad_split), from zero: grad[j] + (double)gf[j] is the unsplit call's
+ * grad[j] bit for bit (the sum the plain step's update forms, train_step.c). gf receives
+ * something exactly when the call is one chunk and a dense layer splits its gradient by
+ * rows; then those layers' weights are in gf alone. */
+static void check_split(dp_model *m, const batch *b, double clip)
+{
+    size_t P = m->n_params;
+    double *g0 = calloc(P, sizeof *g0), *g1 = calloc(P, sizeof *g1);
+    float *gf = calloc(P, sizeof *gf);
+    ck_assert(g0 && g1 && gf);
+    int rows = 0;
+    for (size_t i = 0; i < m->n_layers; i++)
+        rows |= m->layers[i].spec.kind == DP_LAYER_DENSE && m->layers[i].split_rows;
+    int expect = rows && b->B <= m->max_batch;
+    for (int plain = 0; plain < 2; plain++) {
+        memset(g0, 0, P * sizeof *g0), memset(g1, 0, P * sizeof *g1);
+        memset(gf, 0, P * sizeof *gf);
+        double l0, l1;
+        if (plain) {
+            l0 = dp_model_loss_grad(m, b->x, b->y, b->B, g0);
+            l1 = dp_model_loss_grad_split(m, b->x, b->y, b->B, g1, gf);
+        } else {
+            l0 = dp_model_clipped_grad(m, b->x, b->y, b->B, clip, g0, NULL);
+            l1 = dp_model_clipped_grad_split(m, b->x, b->y, b->B, clip, g1, gf, NULL);
+        }
+        ck_assert_mem_eq(&l0, &l1, sizeof l0);
+        size_t in_gf = 0;
+        for (size_t j = 0; j < P; j++) {
+            in_gf += gf[j] != 0.0f;
+            if (gf[j] != 0.0f) ck_assert(g1[j] == 0.0);
+            g1[j] += (double)gf[j];
+        }
+        ck_assert_mem_eq(g1, g0, P * sizeof *g0);
+        if (expect)
+            ck_assert_uint_gt(in_gf, 0);
+        else
+            ck_assert_uint_eq(in_gf, 0);
+    }
+    free(g0), free(g1), free(gf);
+}
+
 /* Norms and clipped sums at C = median, C tiny (all clipped) and C = inf, to relative
- * error tol. */
+ * error tol; the split gradient at the median. */
 static void check_model(dp_model *m, size_t B, uint64_t seed, double tol)
 {
     size_t P = m->n_params;
@@ -52,6 +95,7 @@ static void check_model(dp_model *m, size_t B, uint64_t seed, double tol)
 
     brute(m, &b, INFINITY, sq_ref, ref);
     const double clips[3] = {median_norm(sq_ref, B), 1e-3, INFINITY};
+    check_split(m, &b, clips[0]);
     for (int k = 0; k < 3; k++) {
         brute(m, &b, clips[k], sq_ref, ref);
         memset(sum, 0, P * sizeof *sum);
@@ -239,6 +283,9 @@ START_TEST(test_lanes_threads_mlp)
                      DP_OK);
     ck_assert_uint_ge(5 * m.n_params, (size_t)1 << 20);
     check_threads(&m, 13, 110);
+    batch b = make_batch(&m, 5, 113); /* one chunk of 5 on two threads */
+    check_split(&m, &b, 0.5);
+    free_batch(&b);
     dp_model_destroy(&m);
 }
 END_TEST

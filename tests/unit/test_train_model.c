@@ -385,6 +385,60 @@ START_TEST(test_gather_pieces)
 }
 END_TEST
 
+START_TEST(test_step_bits)
+{
+    /* One full-batch step (b = n = 30, examples in order) of sgd and of dp_sgd (C = 0.2,
+     * no noise) is w0 - eta (g / n + l2 w0), g the model's own sum over the batch
+     * (dp_model_loss_grad, dp_model_clipped_grad), bit for bit: on a model built for 64
+     * (one chunk: the trainer's gradient split between double and float, the update's
+     * sum of both and its float weights) and for 8 (pieces, each added in double as the
+     * model's chunks are). Then a second step from the float weights the update wrote
+     * matches the same formula from the first step's weights: a stale or unwritten float
+     * copy, a float part summed across pieces or left behind would not. */
+    train_data S;
+    make_data(&S, 40, 0.0, 16); /* 30 train */
+    size_t n = S.train.n;
+    const double eta = 0.3, l2 = 0.02, C = 0.2;
+    for (int v = 0; v < 4; v++) {
+        size_t max_batch = v & 1 ? 8 : 64;
+        int dp = v >> 1;
+        dp_model m;
+        new_mlp(&m, (const int[]){12}, 1, max_batch, 17);
+        size_t P = m.n_params;
+        double *w = train_weights_copy(m.params, P), *g = malloc(P * sizeof *g);
+        ck_assert_ptr_nonnull(g);
+        dp_train_cfg c = train_base_cfg(dp ? DP_ALGO_DP_SGD : DP_ALGO_SGD, n, 1);
+        c.sampling = DP_SAMPLING_FULL;
+        c.lr = eta;
+        c.clip = C;
+        c.max_steps = 0;
+        for (int steps = 1; steps <= 2; steps++) {
+            memset(g, 0, P * sizeof *g);
+            dp_model_float_params_fresh(&m, 0);
+            memcpy(m.params, w, P * sizeof *w); /* the weights of the last step */
+            if (dp)
+                dp_model_clipped_grad(&m, S.train.x, S.train.y, n, C, g, NULL);
+            else
+                dp_model_loss_grad(&m, S.train.x, S.train.y, n, g);
+            for (size_t j = 0; j < P; j++) w[j] = w[j] - eta * (g[j] / (double)n + l2 * w[j]);
+        }
+        /* the trainer, from the initial weights, two epochs of one step */
+        dp_model t;
+        new_mlp(&t, (const int[]){12}, 1, max_batch, 17);
+        c.epochs = 2;
+        dp_train_result res;
+        ck_assert_int_eq(train(&t, &c, l2, &S, &res, NULL), DP_OK);
+        ck_assert_int_eq(res.iterations, 2);
+        ck_assert_msg(memcmp(t.params, w, P * sizeof *w) == 0, "case %d", v);
+        dp_train_result_destroy(&res);
+        dp_model_destroy(&t);
+        free(w), free(g);
+        dp_model_destroy(&m);
+    }
+    train_data_free(&S);
+}
+END_TEST
+
 // ---- trainm-3: learning, determinism, divergence -------------------------------------------
 
 START_TEST(test_learns_separable)
@@ -475,6 +529,43 @@ START_TEST(test_divergence)
 }
 END_TEST
 
+START_TEST(test_divergence_final)
+{
+    /* Three steps at lr 1 (l2 = 100: each multiplies the weights by about -99), then lr
+     * 1e308 (the schedule's step at iteration 3) overflows the fourth. No evaluation falls
+     * in between (eval_every 5), so the final point is the metrics of the third step's
+     * weights, which the model holds and which evaluate to finite numbers: a second
+     * curve point, equal to the metrics computed afresh from the model. (The failed
+     * update rounded its non-finite weights into the float copy of the parameters; a
+     * final evaluation that took that copy would not be finite, and the result would
+     * fall back to the first point.) */
+    train_data S;
+    make_data(&S, 40, 0.0, 18); /* 30 train: 3 steps of 10 an epoch */
+    dp_model m;
+    new_mlp(&m, (const int[]){12}, 1, 32, 19);
+    dp_train_cfg c = train_base_cfg(DP_ALGO_SGD, 10, 5);
+    c.sampling = DP_SAMPLING_WOR;
+    c.lr = 1.0;
+    c.lr_schedule = DP_LR_STEP;
+    c.lr_step_at = 3;
+    c.lr_step_factor = 1e308;
+    c.eval_every = 5;
+    const double l2 = 100.0;
+    dp_train_result res;
+    ck_assert_int_eq(train(&m, &c, l2, &S, &res, NULL), DP_OK);
+    ck_assert_int_eq(res.diverged, 1);
+    ck_assert_int_eq(res.iterations, 3);
+    ck_assert_uint_eq(res.n_curve, 2);
+    dp_curve_point ref;
+    reference_point(&m, l2, &S, &ref);
+    ck_assert(isfinite(ref.train_loss) && ref.train_loss > 1e6); /* the weights grew */
+    expect_point(&res.final, &ref);
+    dp_train_result_destroy(&res);
+    dp_model_destroy(&m);
+    train_data_free(&S);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("train_model");
@@ -484,8 +575,10 @@ int main(void)
     test_add_case(s, "trainm-2.2", test_noise_variance, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "trainm-2.3", test_gather_pieces, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "trainm-2.4", test_clipping, TRAIN_CASE_TIMEOUT);
+    test_add_case(s, "trainm-2.5", test_step_bits, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "trainm-3.1", test_learns_separable, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "trainm-3.2", test_determinism, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "trainm-3.3", test_divergence, TRAIN_CASE_TIMEOUT);
+    test_add_case(s, "trainm-3.4", test_divergence_final, TRAIN_CASE_TIMEOUT);
     return test_run_suite(s);
 }

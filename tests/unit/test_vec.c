@@ -262,6 +262,55 @@ START_TEST(test_relu_grad_fused)
 }
 END_TEST
 
+/* dp_sgd_update against the loop of its contract, one element at a time, bit for bit, on
+ * the fused lengths, with and without the float gradient and the float weights, b = 256
+ * and b = 37 (a division that a reciprocal would not reproduce) and mu = 0 and 0.01; the
+ * float gradient and the direction are left zero; a new weight that overflows (or comes
+ * from a NaN direction) is reported, in the body and in the tail. */
+START_TEST(test_sgd_update)
+{
+    unsigned seed = 10;
+    enum { M = 512 };
+    for (size_t t = 0; t < N_FUSED_LENS; t++)
+        for (int v = 0; v < 8; v++) {
+            size_t n = fused_len(t);
+            int has_gf = v & 1, has_wf = (v >> 1) & 1;
+            double b = v & 4 ? 37.0 : 256.0, mu = v & 4 ? 0.01 : 0.0, eta = 0.3;
+            double w[M], wp[M], d[M], w_ref[M], wp_ref[M];
+            float gf[M], wf[M], wf_ref[M];
+            for (size_t i = 0; i < n; i++) {
+                w[i] = frand(&seed) - 0.5, d[i] = 40.0 * (frand(&seed) - 0.5);
+                gf[i] = (float)(frand(&seed) - 0.5), wf[i] = wf_ref[i] = 7.0f;
+            }
+            for (size_t i = 0; i < n; i++) {
+                double s = has_gf ? d[i] + (double)gf[i] : d[i];
+                wp_ref[i] = w[i];
+                w_ref[i] = w[i] - eta * (s / b + mu * w[i]);
+                if (has_wf) wf_ref[i] = (float)w_ref[i];
+            }
+            int bad = dp_sgd_update(w, wp, d, has_gf ? gf : NULL, has_wf ? wf : NULL, b, mu,
+                                    eta, n);
+            ck_assert_int_eq(bad, 0);
+            ck_assert_msg(n == 0 || memcmp(w, w_ref, n * sizeof *w) == 0, "w n=%zu v=%d", n, v);
+            ck_assert(n == 0 || memcmp(wp, wp_ref, n * sizeof *wp) == 0);
+            ck_assert(n == 0 || memcmp(wf, wf_ref, n * sizeof *wf) == 0);
+            for (size_t i = 0; i < n; i++) {
+                ck_assert(d[i] == 0.0 && !signbit(d[i]));
+                if (has_gf) ck_assert(gf[i] == 0.0f);
+            }
+            if (n == 0) continue;
+            for (size_t k = 0; k < 4; k++) { /* an overflow, a NaN; first, last element */
+                size_t at = k < 2 ? 0 : n - 1;
+                w[at] = k % 2 ? 0.0 : 1.797e308, d[at] = k % 2 ? NAN : -1e308;
+                ck_assert_int_eq(dp_sgd_update(w, wp, d, NULL, NULL, b, 0.0, eta, n), 1);
+                ck_assert(!isfinite(w[at]));
+                w[at] = 0.0; /* d is zero again: every new weight finite */
+                ck_assert_int_eq(dp_sgd_update(w, wp, d, NULL, NULL, b, 0.0, eta, n), 0);
+            }
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("vec");
@@ -274,6 +323,7 @@ int main(void)
     tcase_add_test(te, test_element_kernels);
     tcase_add_test(te, test_plus_relu_fused);
     tcase_add_test(te, test_relu_grad_fused);
+    tcase_add_test(te, test_sgd_update);
     suite_add_tcase(s, te);
     return test_run_suite(s);
 }
