@@ -25,13 +25,16 @@
  * relative at most), as with convolutions; the noise is drawn and added in double.
  *
  * Why the operands are rounded by the caller and kept (the model, model_run.c): the
- * weights are rounded once per forward pass (wf), not once per product, and a layer's
- * inputs are rounded while the forward reads them (af, with their squared norms in the
- * same pass, which the per-example norms need), then kept for the weight gradient of the
- * same chunk. So each operand is converted once per step, and the float weights also
- * serve the error pass. Activations stay double between layers: the activation
+ * weights are rounded once per forward pass (wf), not once per product, or by the
+ * trainer's update as it writes them (model.h, dp_model_float_params_fresh), and a
+ * layer's inputs are rounded while the forward reads them (af, with their squared norms
+ * in the same pass, which the per-example norms need), then kept for the weight gradient
+ * of the same chunk. So each operand is converted once per step, and the float weights
+ * also serve the error pass. Activations stay double between layers: the activation
  * functions, the loss and the norms read them, and the rounding happens in the pass that
- * reads them anyway.
+ * reads them anyway. The weight gradient can also stay in float where it was formed
+ * (dp_dense_backward_weights_float), for a caller that adds it into double in a pass of
+ * its own (the update).
  *
  * Work per call is bounded by the caller's float scratch (sizes below); nothing here
  * allocates or fails.

@@ -20,8 +20,10 @@
  * Loss: softmax cross-entropy (log-sum-exp) on the final n_classes outputs.
  * Precision: parameters, activations, errors, gradients and norms are double; dense
  * layers and convolutions compute their products in float, added into double (dense.c,
- * conv.c: 1e-5 relative against double references). The noise, the update and the
- * accountants never see a float.
+ * conv.c: 1e-5 relative against double references). The noise and the accountants never
+ * see a float; the update may add a float part of the gradient into double and round
+ * the new weights to float for the next pass (dp_model_clipped_grad_split,
+ * dp_model_float_params), the same bits as the gradient added into double first.
  *
  * Lanes: every chunk of B examples is split into DP_MODEL_LANES fixed parts, example
  * j*B/L up to (j+1)*B/L for lane j, and each lane's forward pass, error pass and
