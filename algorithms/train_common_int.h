@@ -114,7 +114,8 @@ typedef struct dp_train_step {
     dp_rng perturb;      /* DPlis's weight perturbations, stream DP_STREAM_ALGO */
     long t;              /* steps taken (Adam's t) */
     int g_zero;          /* g is all +0.0: the plain step's update left it so */
-    atomic_int w_state;  /* after the plain step: W_FINITE or W_NONFINITE, else W_UNKNOWN */
+    int w_state;         /* after the plain step: W_FINITE or W_NONFINITE, else W_UNKNOWN
+                          * (set after the noise threads have joined) */
 } dp_train_step;
 
 enum { W_UNKNOWN = 0, W_FINITE = 1, W_NONFINITE = 2 };

@@ -209,7 +209,7 @@ static void plain_update_range(void *ctx, size_t lo, size_t hi)
 
 int dp_train_step_finite(dp_train_step *s, const double *w, size_t P)
 {
-    int state = atomic_load(&s->w_state);
+    int state = s->w_state;
     return state == W_UNKNOWN ? dp_all_finite(w, P) : state == W_FINITE;
 }
 
@@ -229,7 +229,7 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
     s->max_sqnorm = 0.0;
     if (!s->g_zero) memset(s->g, 0, P * sizeof *s->g);
     s->g_zero = 0;
-    atomic_store(&s->w_state, W_UNKNOWN);
+    s->w_state = W_UNKNOWN;
     /* the plain step's update, run on the noise's chunks below */
     int plain = !s->mean_clip && s->n_smooth == 0 && c->update != DP_UPDATE_ADAM;
     float *gf = plain && !s->dplis ? ops->gf : NULL;
@@ -262,7 +262,7 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
             plain_update_range(&u, 0, P);
         s->g_zero = 1;
         int finite = !atomic_load(&nonfinite);
-        atomic_store(&s->w_state, finite ? W_FINITE : W_NONFINITE);
+        s->w_state = finite ? W_FINITE : W_NONFINITE;
         /* a non-finite step is undone from w_prev, without wf */
         if (ops->wf && finite) ops->wf_fresh(ops->ctx, 1);
         s->t++;
