@@ -75,7 +75,8 @@ void dp_model_lane_grads(dp_model *m, int j, size_t B, double *grad, float *gf,
                          const double *c);
 
 /* gf, or NULL when a call of B examples cannot leave part of its gradient in float: it
- * takes more than one chunk or more than one piece of a float sum (dp_model_grad_split). */
+ * takes more than one chunk or more than one piece of a float sum (model.h,
+ * dp_model_clipped_grad_split). */
 static inline float *dp_model_gf_usable(const dp_model *m, size_t B, float *gf)
 {
     return B <= m->max_batch && B <= DP_DENSE_SUM_LEN ? gf : NULL;
