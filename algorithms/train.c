@@ -3,8 +3,10 @@
  * The loop itself (sampling, schedule, noise, update, curve, divergence; its sources and
  * the choices made where they are silent) is train_common.c, shared with the deep-model
  * trainer train_model.c. This file supplies what is specific to dp_linear:
- *   - the batch gradient sum from the residual algebra of linear.h, rows gathered in
- *     chunks of b (a Poisson batch larger than b takes a second chunk);
+ *   - the batch gradient sum from the residual algebra of linear.h, in chunks of b rows
+ *     (a Poisson batch larger than b takes a second chunk), each chunk's rows gathered
+ *     into one buffer, or read in place when their indices are consecutive (the full
+ *     batch of gradient descent);
  *   - per-example norms for clipping from the same residuals (dp_linear_pex_sqnorms):
  *     the per-example gradients themselves never exist;
  *   - the l2 term mu = m->l2, kept outside the per-example part (linear.h);
@@ -115,16 +117,44 @@ static double residuals(const trainer *t, const double *x, const int *yb, const 
                       : dp_linear_residuals(t->m, x, yb, B, R);
 }
 
-/* Copy the batch rows batch[0..cn) (indices into the training set) to xb, yb / tb. */
-static void gather(trainer *t, const size_t *batch, size_t cn)
+/* Rows gathered ahead of the copy: a training set larger than the caches puts each row
+ * in memory, and its first lines' latency is paid once per row unless they are asked for
+ * while earlier rows are copied. */
+#define PREFETCH_ROWS 4
+
+/* Asks for the cache lines of row x (d doubles) before they are read. */
+static void prefetch_row(const double *x, size_t d)
 {
-    size_t d = t->d;
-    for (size_t i = 0; i < cn; i++) {
+    const char *p = (const char *)x, *end = (const char *)(x + d);
+    for (; p < end; p += 64) __builtin_prefetch(p, 0, 0);
+}
+
+/* The batch rows batch[0..cn) (indices into the training set): their features *x, labels
+ * *y or targets *tt. Consecutive indices (a full batch, or its chunks) are read in place;
+ * any other batch is copied to xb, yb / tb, in batch order either way, so the arithmetic
+ * is the same. */
+static void batch_rows(trainer *t, const size_t *batch, size_t cn, const double **x,
+                       const int **y, const double **tt)
+{
+    size_t d = t->d, first = cn ? batch[0] : 0, i = 1;
+    while (i < cn && batch[i] == first + i) i++;
+    if (i >= cn) {
+        *x = t->x_train + first * d;
+        *y = t->t_train ? NULL : t->y_train + first;
+        *tt = t->t_train ? t->t_train + first : NULL;
+        return;
+    }
+    for (i = 0; i < cn && i < PREFETCH_ROWS; i++) prefetch_row(t->x_train + batch[i] * d, d);
+    for (i = 0; i < cn; i++) {
         size_t e = batch[i];
+        if (i + PREFETCH_ROWS < cn) prefetch_row(t->x_train + batch[i + PREFETCH_ROWS] * d, d);
         memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
         if (t->t_train) t->tb[i] = t->t_train[e];
         else t->yb[i] = t->y_train[e];
     }
+    *x = t->xb;
+    *y = t->t_train ? NULL : t->yb;
+    *tt = t->t_train ? t->tb : NULL;
 }
 
 /* Metrics of the current weights; g (P) is scratch for the full-batch gradient. Returns
@@ -183,13 +213,15 @@ static void linear_grad_sum(void *ctx, const size_t *batch, size_t nb, double cl
     int clipping = isfinite(clip);
     for (size_t c0 = 0; c0 < nb; c0 += t->chunk) {
         size_t cn = nb - c0 < t->chunk ? nb - c0 : t->chunk;
-        gather(t, batch + c0, cn);
-        residuals(t, t->xb, t->yb, t->tb, cn, t->R);
+        const double *xb, *tb;
+        const int *yb;
+        batch_rows(t, batch + c0, cn, &xb, &yb, &tb);
+        residuals(t, xb, yb, tb, cn, t->R);
         const double *scale = NULL;
         if (clipping || max_sqnorm) {
             /* ||g_i|| from the residual algebra: the gradients themselves never exist.
              * Softmax with the bias input 1: ||p_i - e_y|| sqrt(||x_i||^2 + 1). */
-            dp_linear_pex_sqnorms(t->scale, t->xb, t->R, cn, d, t->k);
+            dp_linear_pex_sqnorms(t->scale, xb, t->R, cn, d, t->k);
             track_max(max_sqnorm, t->scale, cn);
         }
         if (clipping) {
@@ -199,7 +231,7 @@ static void linear_grad_sum(void *ctx, const size_t *batch, size_t nb, double cl
             }
             scale = t->scale;
         }
-        dp_linear_grad_accumulate(g, t->xb, t->R, scale, cn, d, t->k, t->ws);
+        dp_linear_grad_accumulate(g, xb, t->R, scale, cn, d, t->k, t->ws);
     }
 }
 
@@ -215,13 +247,15 @@ static void linear_smoothed_grad_sum(void *ctx, const size_t *batch, size_t nb, 
     if (nb == 0) dp_rng_seek(&r, start.position + (uint64_t)K); /* as a call would */
     for (size_t c0 = 0; c0 < nb; c0 += t->chunk) {
         size_t cn = nb - c0 < t->chunk ? nb - c0 : t->chunk;
-        gather(t, batch + c0, cn);
+        const double *xb, *tb;
+        const int *yb;
+        batch_rows(t, batch + c0, cn, &xb, &yb, &tb);
         r = start;
         if (t->t_train)
-            dp_linear_smoothed_clipped_grad_reg(t->m, t->xb, t->tb, cn, clip, K, t->dplis_sum,
+            dp_linear_smoothed_clipped_grad_reg(t->m, xb, tb, cn, clip, K, t->dplis_sum,
                                                 sigma_s, &r, g, sq, t->smooth_ws);
         else
-            dp_linear_smoothed_clipped_grad(t->m, t->xb, t->yb, cn, clip, K, t->dplis_sum,
+            dp_linear_smoothed_clipped_grad(t->m, xb, yb, cn, clip, K, t->dplis_sum,
                                             sigma_s, &r, g, sq, t->smooth_ws);
         track_max(max_sqnorm, t->scale, sq ? cn : 0);
     }

@@ -359,6 +359,26 @@ START_TEST(test_wor_batches)
 }
 END_TEST
 
+/* train-3.5: a chunk whose indices are consecutive is read in place, any other is
+ * copied (train.c batch_rows). On the indicator problem both must use exactly the rows
+ * of the batch: shuffled passes with b = 1 (every batch a single row, read where it lies)
+ * and b = 2 (some pairs consecutive, the others copied), and the full batch (all rows in
+ * place, one step per epoch), use every example once per epoch. */
+START_TEST(test_rows_in_place)
+{
+    enum { N = 40, EPOCHS = 3 };
+    double count[N];
+    const struct { size_t b; dp_sampling s; } cases[] = {
+        {1, DP_SAMPLING_SHUFFLE}, {2, DP_SAMPLING_SHUFFLE}, {N, DP_SAMPLING_FULL}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        inclusion_counts(N, cases[k].b, EPOCHS, cases[k].s, 12, count);
+        for (int i = 0; i < N; i++)
+            ck_assert_msg(count[i] == EPOCHS, "b = %zu: example %d used %g times in %d epochs",
+                          cases[k].b, i, count[i], (int)EPOCHS);
+    }
+}
+END_TEST
+
 START_TEST(test_poisson_tiny_q)
 {
     /* q = 1/1000: about 37% of the 2000 steps have an empty batch (noise-only steps for
@@ -524,6 +544,7 @@ int main(void)
     test_add_case(s, "train-3.2", test_poisson_rate, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "train-3.3", test_poisson_tiny_q, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "train-3.4", test_wor_batches, TRAIN_CASE_TIMEOUT);
+    test_add_case(s, "train-3.5", test_rows_in_place, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "train-4.1", test_divergence, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "train-4.2", test_learns_separable, TRAIN_CASE_TIMEOUT);
     test_add_case(s, "train-4.3", test_determinism, TRAIN_CASE_TIMEOUT);
