@@ -518,6 +518,8 @@ int pld_compose(const pld_mech *m, long T, long steps, double interval, pmf out[
 {
     int nd = m->nd, bits = 0, explicit_d = interval > 0, rc = 0;
     double rlo = m->rlo, rhi = m->rhi, need;
+    /* points the default grid may fill; an explicit interval may use DP_PLD_MAX_POINTS */
+    double maxp = (double)(!explicit_d && m->max_points > 0 ? m->max_points : DP_PLD_MAX_POINTS);
     if ((double)T * 4.0 > 0x1p52) /* even a 3-point grid leaves exact double indices */
         return dp_err_set(err, DP_EPRIVACY, "PLD: %ld steps are too many to compose", steps);
     for (long r = T; r; r >>= 1) bits++;
@@ -534,18 +536,18 @@ int pld_compose(const pld_mech *m, long T, long steps, double interval, pmf out[
         double dp = fmax(d, (rhi - rlo) / PROBE_POINTS);
         if (build_steps(m, T, dp, tau_T, one, cg, &need)) goto nomem;
         for (int k = 0; k < nd; k++) pmf_free(&one[k]);
-        if (isfinite(need)) d = fmax(d, need * dp / (double)DP_PLD_MAX_POINTS);
-        d = fmax(d, 1.01 * (rhi - rlo) / (double)DP_PLD_MAX_POINTS);
+        if (isfinite(need)) d = fmax(d, need * dp / maxp);
+        d = fmax(d, 1.01 * (rhi - rlo) / maxp);
     }
     for (int attempt = 0;; attempt++) {
         if (attempt == MAX_ATTEMPTS) {
             rc = dp_err_set(err, DP_EPRIVACY,
-                            "PLD: %ld steps do not fit a grid of %ld points even at interval %g",
-                            steps, DP_PLD_MAX_POINTS, d);
+                            "PLD: %ld steps do not fit a grid of %.0f points even at interval %g",
+                            steps, maxp, d);
             goto fail;
         }
         if (build_steps(m, T, d, tau_T, one, cg, &need)) goto nomem;
-        if (need <= (double)DP_PLD_MAX_POINTS) break;
+        if (need <= maxp) break;
         for (int k = 0; k < nd; k++) pmf_free(&one[k]);
         if (explicit_d) {
             rc = dp_err_set(err, DP_EINVAL,
@@ -554,7 +556,7 @@ int pld_compose(const pld_mech *m, long T, long steps, double interval, pmf out[
             dp_err_hint(err, "use a coarser interval, or 0 for the default");
             goto fail;
         }
-        double f = isfinite(need) ? 1.05 * need / (double)DP_PLD_MAX_POINTS : 4.0;
+        double f = isfinite(need) ? 1.05 * need / maxp : 4.0;
         d *= f > 1.5 ? f : 1.5;
     }
     for (int k = 0; k < nd; k++) {
@@ -576,11 +578,11 @@ fail:
 /* Both directions' composed PMFs (one when q = 1) on the grid *d_used. Returns 0, 1 when
  * the privacy loss is not representable (sigma tiny: the caller reports the trivial
  * bound), or a negative DP_E* code. */
-static int compose_both(double q, double sigma, long steps, double interval, pmf out[2],
-                        int *ndir, double *d_used, dp_err *err)
+static int compose_both(double q, double sigma, long steps, double interval, long max_points,
+                        pmf out[2], int *ndir, double *d_used, dp_err *err)
 {
     pld_mech m = {.q = q, .s = q == 1.0 ? sigma / sqrt((double)steps) : sigma,
-                  .nd = q == 1.0 ? 1 : 2, .build = build_poisson};
+                  .nd = q == 1.0 ? 1 : 2, .max_points = max_points, .build = build_poisson};
     remove_range(q, m.s, &m.rlo, &m.rhi);
     if (!isfinite(m.rlo) || !isfinite(m.rhi)) return 1;
     int rc = pld_compose(&m, q == 1.0 ? 1 : steps, steps, interval, out, d_used, err);
@@ -602,12 +604,12 @@ static int check_args(double q, double sigma, long steps, double interval, dp_er
 /* Composes, then reports the larger direction's epsilon at delta = x (want_eps) or delta
  * at eps = x. */
 static int evaluate(double q, double sigma, long steps, double x, double interval,
-                    int want_eps, double *out, dp_err *err)
+                    long max_points, int want_eps, double *out, dp_err *err)
 {
     pmf pm[2];
     int nd = 0;
     double d = 0, r = 0.0;
-    int rc = compose_both(q, sigma, steps, interval, pm, &nd, &d, err);
+    int rc = compose_both(q, sigma, steps, interval, max_points, pm, &nd, &d, err);
     if (rc < 0) return rc;
     if (rc == 1) { /* privacy loss beyond a double: only the trivial bound */
         *out = want_eps ? INFINITY : 1.0;
@@ -630,7 +632,21 @@ int dp_pld_epsilon(double q, double sigma, long steps, double delta, double inte
     if (!(delta > 0.0 && delta < 1.0))
         return dp_err_set(err, DP_EINVAL, "delta = %g is outside (0, 1)", delta);
     if (!eps) return dp_err_set(err, DP_EINVAL, "eps output is NULL");
-    return evaluate(q, sigma, steps, delta, interval, 1, eps, err);
+    return evaluate(q, sigma, steps, delta, interval, 0, 1, eps, err);
+}
+
+int dp_pld_epsilon_coarse(double q, double sigma, long steps, double delta, long max_points,
+                          double *eps, dp_err *err)
+{
+    int rc = check_args(q, sigma, steps, 0.0, err);
+    if (rc) return rc;
+    if (!(delta > 0.0 && delta < 1.0))
+        return dp_err_set(err, DP_EINVAL, "delta = %g is outside (0, 1)", delta);
+    if (max_points < DP_PLD_MIN_COARSE_POINTS || max_points > DP_PLD_MAX_POINTS)
+        return dp_err_set(err, DP_EINVAL, "PLD max_points = %ld is outside [%ld, %ld]",
+                          max_points, DP_PLD_MIN_COARSE_POINTS, DP_PLD_MAX_POINTS);
+    if (!eps) return dp_err_set(err, DP_EINVAL, "eps output is NULL");
+    return evaluate(q, sigma, steps, delta, 0.0, max_points, 1, eps, err);
 }
 
 int dp_pld_delta(double q, double sigma, long steps, double eps, double interval,
@@ -640,7 +656,7 @@ int dp_pld_delta(double q, double sigma, long steps, double eps, double interval
     if (rc) return rc;
     if (!(eps >= 0.0)) return dp_err_set(err, DP_EINVAL, "eps = %g must be >= 0", eps);
     if (!delta) return dp_err_set(err, DP_EINVAL, "delta output is NULL");
-    return evaluate(q, sigma, steps, eps, interval, 0, delta, err);
+    return evaluate(q, sigma, steps, eps, interval, 0, 0, delta, err);
 }
 
 // ---- the internal interface (pld_int.h) -----------------------------------------------

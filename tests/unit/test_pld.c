@@ -193,7 +193,7 @@ START_TEST(test_subsampled_one_step)
             int nd = 0;
             double d = 0;
             dp_err err;
-            ck_assert_int_eq(compose_both(qs[a], sig[b], 1, 0.0, x, &nd, &d, &err), 0);
+            ck_assert_int_eq(compose_both(qs[a], sig[b], 1, 0.0, 0, x, &nd, &d, &err), 0);
             ck_assert_int_eq(nd, 2);
             ck_assert(d == DP_PLD_DEFAULT_INTERVAL);
             for (int dir = 0; dir < 2; dir++) {
@@ -315,6 +315,38 @@ START_TEST(test_intervals)
 }
 END_TEST
 
+/* pld-3.6: the coarse grid of estimates (dp_pld_epsilon_coarse): at DP_PLD_MAX_POINTS it
+ * is dp_pld_epsilon with interval 0 bit for bit; at 2^16 points it stays above it (a
+ * coarser pessimistic grid only loosens the bound) and, where the epsilon is large enough
+ * for the default grid to be coarsened (tens), within 1e-4 of it (measured 2e-5 to 8e-5,
+ * pld.h); a budget outside [DP_PLD_MIN_COARSE_POINTS, DP_PLD_MAX_POINTS] is refused. */
+START_TEST(test_coarse)
+{
+    const struct { double q, s; long T; } c[] = {{0.05, 0.3, 20}, {0.01, 1.1, 1000}};
+    dp_err err;
+    for (int i = 0; i < 2; i++) {
+        double full = pld_eps(c[i].q, c[i].s, c[i].T, DELTA, 0.0), same = -1, coarse = -1;
+        ck_assert_int_eq(dp_pld_epsilon_coarse(c[i].q, c[i].s, c[i].T, DELTA,
+                                               DP_PLD_MAX_POINTS, &same, &err), DP_OK);
+        ck_assert_msg(memcmp(&same, &full, sizeof full) == 0, "case %d: %.17g != %.17g", i,
+                      same, full);
+        ck_assert_int_eq(dp_pld_epsilon_coarse(c[i].q, c[i].s, c[i].T, DELTA, 1L << 16,
+                                               &coarse, &err), DP_OK);
+        ck_assert_msg(coarse >= full && coarse <= full * (1 + 1e-4), "case %d: %.10g vs %.10g",
+                      i, coarse, full);
+        if (i == 0) ck_assert_msg(full > 10 && coarse > full, "case 0 not coarsened: %g", full);
+    }
+    double e = -1;
+    const long bad[] = {DP_PLD_MIN_COARSE_POINTS - 1, DP_PLD_MAX_POINTS + 1, 0};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(dp_pld_epsilon_coarse(0.01, 1.0, 10, DELTA, bad[i], &e, &err),
+                         DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, "max_points") != NULL, "%s", err.msg);
+    }
+    ck_assert(e == -1);
+}
+END_TEST
+
 // ---- pld-4: inputs --------------------------------------------------------------------
 
 START_TEST(test_bad_inputs)
@@ -350,6 +382,7 @@ static Suite *pld_suite(void)
     test_add_case(s, "pld-3.3", test_consistent, 120);
     test_add_case(s, "pld-3.4", test_reproducible, 120);
     test_add_case(s, "pld-3.5", test_intervals, 120);
+    test_add_case(s, "pld-3.6", test_coarse, 120);
     test_add_case(s, "pld-4.1", test_bad_inputs, 30);
     test_add_case(s, "pld-4.2", test_no_nan, 300);
     return s;
