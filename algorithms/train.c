@@ -117,18 +117,6 @@ static double residuals(const trainer *t, const double *x, const int *yb, const 
                       : dp_linear_residuals(t->m, x, yb, B, R);
 }
 
-/* Rows gathered ahead of the copy: a training set larger than the caches puts each row
- * in memory, and its first lines' latency is paid once per row unless they are asked for
- * while earlier rows are copied. */
-#define PREFETCH_ROWS 4
-
-/* Asks for the cache lines of row x (d doubles) before they are read. */
-static void prefetch_row(const double *x, size_t d)
-{
-    const char *p = (const char *)x, *end = (const char *)(x + d);
-    for (; p < end; p += 64) __builtin_prefetch(p, 0, 0);
-}
-
 /* The batch rows batch[0..cn) (indices into the training set): their features *x, labels
  * *y or targets *tt. Consecutive indices (a full batch, or its chunks) are read in place;
  * any other batch is copied to xb, yb / tb, in batch order either way, so the arithmetic
@@ -136,21 +124,17 @@ static void prefetch_row(const double *x, size_t d)
 static void batch_rows(trainer *t, const size_t *batch, size_t cn, const double **x,
                        const int **y, const double **tt)
 {
-    size_t d = t->d, first = cn ? batch[0] : 0, i = 1;
-    while (i < cn && batch[i] == first + i) i++;
-    if (i >= cn) {
-        *x = t->x_train + first * d;
+    if (dp_train_rows_consecutive(batch, cn)) {
+        size_t first = batch[0];
+        *x = t->x_train + first * t->d;
         *y = t->t_train ? NULL : t->y_train + first;
         *tt = t->t_train ? t->t_train + first : NULL;
         return;
     }
-    for (i = 0; i < cn && i < PREFETCH_ROWS; i++) prefetch_row(t->x_train + batch[i] * d, d);
-    for (i = 0; i < cn; i++) {
-        size_t e = batch[i];
-        if (i + PREFETCH_ROWS < cn) prefetch_row(t->x_train + batch[i + PREFETCH_ROWS] * d, d);
-        memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
-        if (t->t_train) t->tb[i] = t->t_train[e];
-        else t->yb[i] = t->y_train[e];
+    dp_train_gather_rows(t->xb, t->x_train, t->d, batch, cn);
+    for (size_t i = 0; i < cn; i++) {
+        if (t->t_train) t->tb[i] = t->t_train[batch[i]];
+        else t->yb[i] = t->y_train[batch[i]];
     }
     *x = t->xb;
     *y = t->t_train ? NULL : t->yb;

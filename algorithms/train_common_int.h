@@ -85,6 +85,17 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
                    const int *y_train, size_t n_train, const double *x_test,
                    const int *y_test, size_t n_test, dp_err *err);
 
+/* Whether idx[0..n) are consecutive (idx[i] = idx[0] + i; n >= 1): the rows of such a
+ * chunk (a full batch, a single row) can be read where they lie instead of copied. */
+int dp_train_rows_consecutive(const size_t *idx, size_t n);
+
+/* Copy rows idx[0..n) of the row-major matrix x (d columns) to dst, in idx's order. Rows
+ * a few ahead are asked for while earlier ones are copied: a training set larger than
+ * the caches puts each row in memory, whose latency is then paid once per batch rather
+ * than once per row. */
+void dp_train_gather_rows(double *dst, const double *x, size_t d, const size_t *idx,
+                          size_t n);
+
 /* Run the loop of train.h on a validated cfg (dp_train_check passed) and a zeroed
  * result: allocates the curve (owned by result), the index array and the step's buffers
  * once, then trains ops->w in place. Returns 0 (also when training diverged),

@@ -2,8 +2,8 @@
  *
  * The loop (sampling, schedule, noise, update, curve, divergence; sources and choices in
  * train_common.c) is the one dp_train_linear uses. This file supplies the model's part:
- *   - the batch gradient: the batch's rows are gathered into one contiguous buffer and
- *     handed to dp_model_clipped_grad (dp_sgd with a finite C: Abadi et al. 2016, Alg. 1)
+ *   - the batch gradient: the batch's rows are gathered into one contiguous buffer (or
+ *     read in place when their indices are consecutive: a full batch) and handed to dp_model_clipped_grad (dp_sgd with a finite C: Abadi et al. 2016, Alg. 1)
  *     or dp_model_loss_grad (sgd, and dp_sgd with C = inf, so the two are bit-identical);
  *     both add into the loop's zeroed sum.
  *   - the metrics: one dp_model_loss_grad pass over the training set (the model chunks it
@@ -78,6 +78,22 @@ static void track_max(double *max_sqnorm, const double *sq, size_t n)
         if (sq[i] > *max_sqnorm) *max_sqnorm = sq[i];
 }
 
+/* The rows batch[0..cn) and their labels: read in place when the indices are consecutive
+ * (a full batch), else gathered into xb, yb; in batch order either way. */
+static void batch_rows(trainer *t, const size_t *batch, size_t cn, const double **x,
+                       const int **y)
+{
+    if (dp_train_rows_consecutive(batch, cn)) {
+        *x = t->x_train + batch[0] * t->in_size;
+        *y = t->y_train + batch[0];
+        return;
+    }
+    dp_train_gather_rows(t->xb, t->x_train, t->in_size, batch, cn);
+    for (size_t i = 0; i < cn; i++) t->yb[i] = t->y_train[batch[i]];
+    *x = t->xb;
+    *y = t->yb;
+}
+
 /* g += sum over the batch of the per-example gradients, clipped to clip if finite; their
  * largest squared norm into *max_sqnorm when asked (the dense and conv layers' own
  * per-example norms: with clip = INFINITY through the clipping path, whose sum is the
@@ -86,21 +102,18 @@ static void model_grad_sum(void *ctx, const size_t *batch, size_t nb, double cli
                            double *g, float *gf, double *max_sqnorm)
 {
     trainer *t = ctx;
-    size_t d = t->in_size;
     int clipping = isfinite(clip);
     double *sq = max_sqnorm ? t->sq : NULL;
     if (nb > t->cap) gf = NULL; /* pieces: their float parts would be summed in float */
     for (size_t c0 = 0; c0 < nb; c0 += t->cap) {
         size_t cn = nb - c0 < t->cap ? nb - c0 : t->cap;
-        for (size_t i = 0; i < cn; i++) {
-            size_t e = batch[c0 + i];
-            memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
-            t->yb[i] = t->y_train[e];
-        }
+        const double *xb;
+        const int *yb;
+        batch_rows(t, batch + c0, cn, &xb, &yb);
         if (clipping || sq)
-            dp_model_clipped_grad_split(t->m, t->xb, t->yb, cn, clip, g, gf, sq);
+            dp_model_clipped_grad_split(t->m, xb, yb, cn, clip, g, gf, sq);
         else
-            dp_model_loss_grad_split(t->m, t->xb, t->yb, cn, g, gf);
+            dp_model_loss_grad_split(t->m, xb, yb, cn, g, gf);
         track_max(max_sqnorm, t->sq, sq ? cn : 0);
     }
 }
@@ -118,20 +131,17 @@ static void model_smoothed_grad_sum(void *ctx, const size_t *batch, size_t nb, d
                                     double *max_sqnorm)
 {
     trainer *t = ctx;
-    size_t d = t->in_size;
     double *sq = max_sqnorm ? t->sq : NULL;
     dp_rng start = *rng, r = *rng;
     if (nb == 0) dp_rng_seek(&r, start.position + (uint64_t)K); /* as a call would */
     for (size_t c0 = 0; c0 < nb; c0 += t->cap) {
         size_t cn = nb - c0 < t->cap ? nb - c0 : t->cap;
-        for (size_t i = 0; i < cn; i++) {
-            size_t e = batch[c0 + i];
-            memcpy(t->xb + i * d, t->x_train + e * d, d * sizeof *t->xb);
-            t->yb[i] = t->y_train[e];
-        }
+        const double *xb;
+        const int *yb;
+        batch_rows(t, batch + c0, cn, &xb, &yb);
         r = start;
-        dp_model_smoothed_clipped_grad(t->m, &t->smooth, t->xb, t->yb, cn, clip, K, sigma_s,
-                                       &r, g, sq);
+        dp_model_smoothed_clipped_grad(t->m, &t->smooth, xb, yb, cn, clip, K, sigma_s, &r, g,
+                                       sq);
         track_max(max_sqnorm, t->sq, sq ? cn : 0);
     }
     *rng = r;
