@@ -102,23 +102,10 @@ int dp_train_rows_consecutive(const size_t *idx, size_t n)
     return n > 0;
 }
 
-/* Rows asked for ahead of the one being copied. */
-#define PREFETCH_ROWS 4
-
-static void prefetch_row(const double *x, size_t d)
-{
-    const char *p = (const char *)x, *end = (const char *)(x + d);
-    for (; p < end; p += 64) __builtin_prefetch(p, 0, 0);
-}
-
 void dp_train_gather_rows(double *dst, const double *x, size_t d, const size_t *idx,
                           size_t n)
 {
-    for (size_t i = 0; i < n && i < PREFETCH_ROWS; i++) prefetch_row(x + idx[i] * d, d);
-    for (size_t i = 0; i < n; i++) {
-        if (i + PREFETCH_ROWS < n) prefetch_row(x + idx[i + PREFETCH_ROWS] * d, d);
-        memcpy(dst + i * d, x + idx[i] * d, d * sizeof *dst);
-    }
+    for (size_t i = 0; i < n; i++) memcpy(dst + i * d, x + idx[i] * d, d * sizeof *dst);
 }
 
 /* Without-replacement batch: a uniform b-subset in idx[0..b), by b Fisher-Yates steps. */

@@ -89,10 +89,9 @@ int dp_train_check(const dp_train_cfg *c, int n_classes, const double *x_train,
  * chunk (a full batch, a single row) can be read where they lie instead of copied. */
 int dp_train_rows_consecutive(const size_t *idx, size_t n);
 
-/* Copy rows idx[0..n) of the row-major matrix x (d columns) to dst, in idx's order. Rows
- * a few ahead are asked for while earlier ones are copied: a training set larger than
- * the caches puts each row in memory, whose latency is then paid once per batch rather
- * than once per row. */
+/* Copy rows idx[0..n) of the row-major matrix x (d columns) to dst, in idx's order. (On a
+ * training set larger than the caches this is bound by memory: software prefetching of
+ * the next rows was tried and only moved the stall, the line fill buffers being full.) */
 void dp_train_gather_rows(double *dst, const double *x, size_t d, const size_t *idx,
                           size_t n);
 
