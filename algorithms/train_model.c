@@ -3,8 +3,9 @@
  * The loop (sampling, schedule, noise, update, curve, divergence; sources and choices in
  * train_common.c) is the one dp_train_linear uses. This file supplies the model's part:
  *   - the batch gradient: the batch's rows are gathered into one contiguous buffer (or
- *     read in place when their indices are consecutive: a full batch) and handed to dp_model_clipped_grad (dp_sgd with a finite C: Abadi et al. 2016, Alg. 1)
- *     or dp_model_loss_grad (sgd, and dp_sgd with C = inf, so the two are bit-identical);
+ *     read in place when their indices are consecutive: a full batch) and handed to
+ *     dp_model_clipped_grad (dp_sgd with a finite C: Abadi et al. 2016, Alg. 1) or
+ *     dp_model_loss_grad (sgd, and dp_sgd with C = inf, so the two are bit-identical);
  *     both add into the loop's zeroed sum.
  *   - the metrics: one dp_model_loss_grad pass over the training set (the model chunks it
  *     by max_batch) gives the mean loss and the full-batch gradient; dp_model_evaluate

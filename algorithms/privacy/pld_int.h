@@ -34,7 +34,7 @@ typedef struct pld_mech pld_mech;
 struct pld_mech {
     double q, s, rlo, rhi;
     int nd;
-    long max_points; /* composed grid points the default grid may use; 0: DP_PLD_MAX_POINTS */
+    long max_points; /* points the default grid may fill; 0: DP_PLD_MAX_POINTS */
     int (*build)(const pld_mech *m, double d, pld_pmf one[2], double *n1);
 };
 
@@ -54,8 +54,8 @@ int pld_single_pmf(pld_dir dir, double q, double s, double d, long long kl, long
 
 /* The T-fold self-compositions of m's nd one-step PMFs into out[0..nd-1], on the grid
  * *d_used: interval when > 0 (DP_EINVAL if it needs more than DP_PLD_MAX_POINTS points),
- * else DP_PLD_DEFAULT_INTERVAL coarsened as needed to fit m->max_points. steps only names the schedule in
- * messages. Returns 0 (the caller frees out[0..nd-1]), DP_EINVAL, DP_ENOMEM or
+ * else DP_PLD_DEFAULT_INTERVAL coarsened as needed to fit m->max_points. steps only names
+ * the schedule in messages. Returns 0 (the caller frees out[0..nd-1]), DP_EINVAL, DP_ENOMEM or
  * DP_EPRIVACY (too many steps for any grid); on error nothing is left allocated. */
 int pld_compose(const pld_mech *m, long T, long steps, double interval, pld_pmf out[2],
                 double *d_used, dp_err *err);
