@@ -59,7 +59,7 @@ int dp_pld_epsilon(double q, double sigma, long steps, double delta, double inte
  * epsilon is large, for estimates read to a few digits. The grid's step d moves epsilon
  * by about d, and d is about the composed loss range over max_points: at 2^16 points,
  * epsilons of 36 and 450 (q 128/60000, 2345 steps) came out 2e-5 and 8e-5 (relative)
- * above the full grid's, in a fifth of the time or less. At max_points =
+ * above the full grid's, in about a fifth of the time. At max_points =
  * DP_PLD_MAX_POINTS it is dp_pld_epsilon with interval 0, bit for bit. */
 int dp_pld_epsilon_coarse(double q, double sigma, long steps, double delta, long max_points,
                           double *eps, dp_err *err);
