@@ -228,14 +228,24 @@ static inline __attribute__((always_inline)) void k_to_float(float *dst, const d
     for (; i < n; i++) dst[i] = (float)src[i];
 }
 
-static inline __attribute__((always_inline)) void k_to_float_scaled(float *dst,
-                                                                    const double *src,
-                                                                    double a, size_t n)
+static inline __attribute__((always_inline)) void k_to_float_scaled(float *restrict dst,
+                                                                    double *restrict sum,
+                                                                    const double *restrict src,
+                                                                    double a, size_t n,
+                                                                    int has_sum)
 {
     size_t i = 0;
     for (; i + VEC_BLOCK <= n; i += VEC_BLOCK)
-        for (size_t j = 0; j < VEC_BLOCK; j++) dst[i + j] = (float)(a * src[i + j]);
-    for (; i < n; i++) dst[i] = (float)(a * src[i]);
+        for (size_t j = 0; j < VEC_BLOCK; j++) {
+            double p = a * src[i + j];
+            dst[i + j] = (float)p;
+            if (has_sum) sum[i + j] += p;
+        }
+    for (; i < n; i++) {
+        double p = a * src[i];
+        dst[i] = (float)p;
+        if (has_sum) sum[i] += p;
+    }
 }
 
 static inline __attribute__((always_inline)) void k_add_float(double *dst, const float *src,
@@ -450,7 +460,12 @@ static VEC_AVX2 double dot8_avx2(const double *x, const double *y, size_t n)
 static VEC_AVX2 void to_float_avx2(float *d, const double *s, size_t n) { k_to_float(d, s, n); }
 static VEC_AVX2 void to_float_scaled_avx2(float *d, const double *s, double a, size_t n)
 {
-    k_to_float_scaled(d, s, a, n);
+    k_to_float_scaled(d, NULL, s, a, n, 0);
+}
+static VEC_AVX2 void to_float_scaled_sum_avx2(float *d, double *sum, const double *s, double a,
+                                              size_t n)
+{
+    k_to_float_scaled(d, sum, s, a, n, 1);
 }
 static VEC_AVX2 void add_float_avx2(double *d, const float *s, size_t n) { k_add_float(d, s, n); }
 static VEC_AVX2 void to_double_avx2(double *d, const float *s, size_t n) { k_to_double(d, s, n); }
@@ -574,9 +589,14 @@ void dp_to_float(float *dst, const double *src, size_t n)
     VEC_DISPATCH(to_float_avx2(dst, src, n), k_to_float(dst, src, n));
 }
 
-void dp_to_float_scaled(float *dst, const double *src, double a, size_t n)
+void dp_to_float_scaled(float *dst, double *sum, const double *src, double a, size_t n)
 {
-    VEC_DISPATCH(to_float_scaled_avx2(dst, src, a, n), k_to_float_scaled(dst, src, a, n));
+    if (sum)
+        VEC_DISPATCH(to_float_scaled_sum_avx2(dst, sum, src, a, n),
+                     k_to_float_scaled(dst, sum, src, a, n, 1));
+    else
+        VEC_DISPATCH(to_float_scaled_avx2(dst, src, a, n),
+                     k_to_float_scaled(dst, NULL, src, a, n, 0));
 }
 
 void dp_add_float(double *dst, const float *src, size_t n)

@@ -39,8 +39,9 @@ void dp_sgemm(int transa, int transb, size_t m, size_t n, size_t k, float alpha,
 
 /* dst (n) = src rounded to float. */
 void dp_to_float(float *dst, const double *src, size_t n);
-/* dst (n) = a * src rounded to float (the product in double). */
-void dp_to_float_scaled(float *dst, const double *src, double a, size_t n);
+/* dst (n) = a * src rounded to float (the product in double) and, when sum (n) is not
+ * NULL, sum += that product in double: dp_add_scaled's bits, in the same pass. */
+void dp_to_float_scaled(float *dst, double *sum, const double *src, double a, size_t n);
 /* dst (n) = src rounded to float; returns the sum of squares of src (in double). */
 double dp_to_float_sumsq(float *dst, const double *src, size_t n);
 /* dst (n) += src. */

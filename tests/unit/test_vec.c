@@ -158,7 +158,8 @@ END_TEST
  * vector width (the AVX2 path's body and its scalar tail): dp_keep_positive is ReLU's
  * select (+0.0 where keep <= 0 or keep is NaN, v's own bits, -0.0 and NaN included,
  * where keep > 0), also in place (dst = keep = v, and dst = v); dp_add_scaled is
- * dst += a * src with the product rounded first; dp_plus_float is b + (double)src. */
+ * dst += a * src with the product rounded first; dp_to_float_scaled rounds that product
+ * to float and adds it as dp_add_scaled does; dp_plus_float is b + (double)src. */
 START_TEST(test_element_kernels)
 {
     unsigned seed = 11;
@@ -194,6 +195,16 @@ START_TEST(test_element_kernels)
         }
         dp_add_scaled(acc, a, v, n);
         ck_assert_msg(n == 0 || memcmp(acc, acc_ref, n * sizeof *acc) == 0, "add_scaled n=%zu", n);
+        /* the scaled errors with the bias gradient in the same pass: a * v rounded to
+         * float, and the same product added into acc as dp_add_scaled adds it */
+        float fs[40], fs_ref[40];
+        for (size_t i = 0; i < n; i++) fs_ref[i] = (float)(a * v[i]);
+        dp_add_scaled(acc_ref, a, v, n);
+        dp_to_float_scaled(fs, acc, v, a, n);
+        ck_assert_msg(n == 0 || memcmp(fs, fs_ref, n * sizeof *fs) == 0, "to_float_scaled n=%zu", n);
+        ck_assert_msg(n == 0 || memcmp(acc, acc_ref, n * sizeof *acc) == 0, "its sum n=%zu", n);
+        dp_to_float_scaled(fs, NULL, v, a, n);
+        ck_assert(n == 0 || memcmp(fs, fs_ref, n * sizeof *fs) == 0);
         for (size_t i = 0; i < n; i++) ref[i] = b[i] + (double)f[i];
         dp_plus_float(dst, b, f, n);
         ck_assert_msg(n == 0 || memcmp(dst, ref, n * sizeof *dst) == 0, "plus_float n=%zu", n);
