@@ -181,7 +181,7 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
                            ? DP_DEBUG_NOISE(cfg->noise_multiplier * cfg->clip) : 0.0;
     result->noise_std = noise_std;
 
-    size_t P = ops->n_params, b = cfg->batch_size;
+    size_t b = cfg->batch_size;
     L.keep = cfg->partial_batch == DP_PARTIAL_KEEP && cfg->sampling == DP_SAMPLING_SHUFFLE;
     L.steps_per_epoch = (long)(L.keep ? (n_train + b - 1) / b : n_train / b);
     if (L.steps_per_epoch < 1) L.steps_per_epoch = 1;
@@ -246,8 +246,8 @@ int dp_train_run(const dp_train_cfg *cfg, size_t n_train, const dp_train_ops *op
             dp_train_step_execute(&L.step, batch, nb, lr_at(cfg, it + 1, t0), &noise);
             /* A failed secure draw left the step without its noise: release nothing. */
             if ((rc = dp_noise_check(&noise, err)) != DP_OK) goto fail;
-            if (!dp_train_step_finite(&L.step, ops->w, P)) {
-                memcpy(ops->w, L.step.w_prev, P * sizeof *ops->w);
+            if (!dp_train_step_finite(&L.step)) {
+                dp_train_step_undo(&L.step);
                 step_diverged = 1;
                 goto stopped;
             }

@@ -65,6 +65,11 @@ typedef struct dp_train_ops {
     float *gf;
     float *wf;
     void (*wf_fresh)(void *ctx, int fresh);
+    /* Optional (NULL for none): make w (n_params) the model's weights, wherever they were.
+     * With it the plain step writes its new weights into a second buffer and moves the
+     * model there (train_step.c), instead of copying the old ones aside; the loop moves
+     * the model back to ops->w, with the weights it trained, before it returns. */
+    void (*set_w)(void *ctx, double *w);
     /* DPlis (optional: NULL when the model has none): g += sum over the batch of
      * clip( (1/K) sum_k per-example gradient at w + z_k ) (without the 1/K when
      * cfg->dplis_sum), z_k = sigma_s times K normal vectors drawn from *rng, shared by the
@@ -116,7 +121,9 @@ typedef struct dp_train_step {
     double max_sqnorm;   /* tracked: the largest squared per-example norm of the last step */
     double *mem;         /* the one double allocation behind the buffers below */
     double *g;           /* (P) gradient sum, then direction, of a step */
-    double *w_prev;      /* (P) weights before the last step, for undoing it */
+    double *w;           /* (P) the weights: ops->w, or with ops->set_w either buffer */
+    double *w_prev;      /* (P) weights before the last step, for undoing it; with
+                          * ops->set_w the other buffer */
     double *adam_m, *adam_v; /* (P) Adam's moment estimates, or NULL */
     double *run;         /* (largest strided tensor) gathered for its smoothing, or NULL */
     dp_smoother *smooth; /* one per smoothed vector when smoothing > 0, else NULL */
@@ -126,6 +133,8 @@ typedef struct dp_train_step {
     int g_zero;          /* g is all +0.0: the plain step's update left it so */
     int w_state;         /* after the plain step: W_FINITE or W_NONFINITE, else W_UNKNOWN
                           * (set after the noise threads have joined) */
+    int w_kept;          /* the last step left w as it was (its non-finite weights went
+                          * to the other buffer): nothing to undo */
 } dp_train_step;
 
 enum { W_UNKNOWN = 0, W_FINITE = 1, W_NONFINITE = 2 };
@@ -137,20 +146,25 @@ int dp_train_step_plan(dp_train_step *s, const dp_train_cfg *cfg, const dp_train
                        double noise_std, dp_err *err);
 
 /* One step on the examples batch[0..nb) with rate eta, noise from *noise (train_step.c
- * says how). w_prev = w first; afterwards w may be non-finite (the loop checks). Cannot
- * fail (a secure noise draw that fails is reported by dp_noise_check). */
+ * says how). Afterwards s->w may be non-finite (the loop checks) and s->w_prev holds the
+ * weights before the step. Cannot fail (a secure noise draw that fails is reported by
+ * dp_noise_check). */
 void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, double eta,
                            dp_noise *noise);
 
 /* Whether every weight is finite after the last step: known from the plain step's update
- * (which checked each weight as it wrote it), else by a pass over w (P of them). */
-int dp_train_step_finite(dp_train_step *s, const double *w, size_t P);
+ * (which checked each weight as it wrote it), else by a pass over s->w. */
+int dp_train_step_finite(dp_train_step *s);
+
+/* Put back the weights from before the last step (after a non-finite one). */
+void dp_train_step_undo(dp_train_step *s);
 
 /* The step's gradient buffer, for the loop to use as scratch between steps (evaluations):
  * the next step then zeroes it again. */
 double *dp_train_step_scratch(dp_train_step *s);
 
-/* Release what s owns; a zeroed s is fine. */
+/* Release what s owns, after moving the model's weights back to ops->w if they are in
+ * the step's buffer (ops->set_w); a zeroed s is fine. */
 void dp_train_step_destroy(dp_train_step *s);
 
 #endif

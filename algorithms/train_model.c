@@ -125,6 +125,12 @@ static void model_wf_fresh(void *ctx, int fresh)
     dp_model_float_params_fresh(t->m, fresh);
 }
 
+static void model_set_w(void *ctx, double *w)
+{
+    trainer *t = ctx;
+    dp_model_set_params(t->m, w);
+}
+
 /* DPlis: the same over the K perturbed copies. One set of perturbations serves the
  * whole batch, so every piece starts from the same generator state. */
 static void model_smoothed_grad_sum(void *ctx, const size_t *batch, size_t nb, double clip,
@@ -249,7 +255,8 @@ int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double
                         .n_tensors = n_tensors, .tensors = tensors, .smooth_per_tensor = 1,
                         .grad_sum = model_grad_sum, .smoothed_grad_sum = model_smoothed_grad_sum,
                         .evaluate = model_evaluate, .gf = t.gf,
-                        .wf = dp_model_float_params(m), .wf_fresh = model_wf_fresh};
+                        .wf = dp_model_float_params(m), .wf_fresh = model_wf_fresh,
+                        .set_w = model_set_w};
     dp_model_float_params_fresh(m, 0);
     rc = dp_train_run(cfg, n_train, &ops, result, err);
     dp_model_float_params_fresh(m, 0); /* the caller may write m->params */

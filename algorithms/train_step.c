@@ -161,6 +161,7 @@ int dp_train_step_plan(dp_train_step *s, const dp_train_cfg *cfg, const dp_train
         goto fail;
     }
     s->g = s->mem;
+    s->w = ops->w;
     s->w_prev = s->mem + P;
     if (cfg->update == DP_UPDATE_ADAM) {
         s->adam_m = s->mem + 2 * P;
@@ -176,16 +177,23 @@ fail:
 }
 
 /* The common step (per-example clipping, no smoothing, plain update) over parameters
- * [lo, hi): w_prev = w and the new w in one pass, the direction computed with the same
- * operations as the general path of dp_train_step_execute in the same order (the same
- * bits). Three passes took 1.13 ms of an 8.8 ms DP-SGD step of mlp_784_512_128_10 on
- * MNIST, one 0.85 ms; run on each chunk of the noise as it is drawn, on the noise's
- * threads, while the chunk is in cache (dp_noise_add_gaussian_then), it costs a fraction
- * of that. It also does, in the same pass, two things that were passes of their own over
- * all P parameters on one thread: it zeroes the gradient for the next step (nothing reads
- * the direction after the update) and checks that each new weight is finite. */
+ * [lo, hi): the new weights in one pass (and w_prev = w in it, unless they go to the
+ * other buffer), the direction computed with the same operations as the general path of
+ * dp_train_step_execute in the same order (the same bits). Three passes took 1.13 ms of
+ * an 8.8 ms DP-SGD step of mlp_784_512_128_10 on MNIST, one 0.85 ms; run on each chunk of
+ * the noise as it is drawn, on the noise's threads, while the chunk is in cache
+ * (dp_noise_add_gaussian_then), it costs a fraction of that. It also does, in the same
+ * pass, two things that were passes of their own over all P parameters on one thread: it
+ * zeroes the gradient for the next step (nothing reads the direction after the update)
+ * and checks that each new weight is finite.
+ *
+ * Why two weight buffers when the model can move (ops->set_w): the copy w_prev = w was a
+ * quarter of the update's time (a copy per chunk, then its write-back), 2% of that MLP
+ * step; writing the new weights into the other buffer and moving the model there leaves
+ * the old ones in place for an undo, at the cost of nothing but the pointer. */
 typedef struct plain_update {
     double *w, *w_prev, *d;
+    double *w_new; /* or NULL: the new weights go here, w and w_prev are not written */
     float *gf; /* or NULL: the float part of the gradient sum (ops->gf), zeroed here */
     float *wf; /* or NULL: receives the new weights rounded to float (ops->wf) */
     double b, mu, eta;
@@ -202,15 +210,23 @@ typedef struct plain_update {
 static void plain_update_range(void *ctx, size_t lo, size_t hi)
 {
     const plain_update *u = ctx;
-    if (dp_sgd_update(u->w + lo, u->w_prev + lo, u->d + lo, u->gf ? u->gf + lo : NULL,
-                      u->wf ? u->wf + lo : NULL, u->b, u->mu, u->eta, hi - lo))
-        atomic_store_explicit(u->nonfinite, 1, memory_order_relaxed);
+    float *gf = u->gf ? u->gf + lo : NULL, *wf = u->wf ? u->wf + lo : NULL;
+    int bad = u->w_new ? dp_sgd_update_to(u->w_new + lo, u->w + lo, u->d + lo, gf, wf, u->b,
+                                          u->mu, u->eta, hi - lo)
+                       : dp_sgd_update(u->w + lo, u->w_prev + lo, u->d + lo, gf, wf, u->b,
+                                       u->mu, u->eta, hi - lo);
+    if (bad) atomic_store_explicit(u->nonfinite, 1, memory_order_relaxed);
 }
 
-int dp_train_step_finite(dp_train_step *s, const double *w, size_t P)
+int dp_train_step_finite(dp_train_step *s)
 {
     int state = s->w_state;
-    return state == W_UNKNOWN ? dp_all_finite(w, P) : state == W_FINITE;
+    return state == W_UNKNOWN ? dp_all_finite(s->w, s->ops->n_params) : state == W_FINITE;
+}
+
+void dp_train_step_undo(dp_train_step *s)
+{
+    if (!s->w_kept) memcpy(s->w, s->w_prev, s->ops->n_params * sizeof *s->w);
 }
 
 double *dp_train_step_scratch(dp_train_step *s)
@@ -230,6 +246,7 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
     if (!s->g_zero) memset(s->g, 0, P * sizeof *s->g);
     s->g_zero = 0;
     s->w_state = W_UNKNOWN;
+    s->w_kept = 0;
     /* the plain step's update, run on the noise's chunks below */
     int plain = !s->mean_clip && s->n_smooth == 0 && c->update != DP_UPDATE_ADAM;
     float *gf = plain && !s->dplis ? ops->gf : NULL;
@@ -248,13 +265,14 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
     int keep = c->partial_batch == DP_PARTIAL_KEEP && c->sampling == DP_SAMPLING_SHUFFLE;
     int l2_in = c->l2_placement == DP_L2_IN_GRADIENT;
     double b = keep ? (double)nb : (double)c->batch_size, mu = ops->l2;
-    double *w = ops->w, *d = s->g;
+    double *w = s->w, *d = s->g;
     /* The step's noise on as many threads as the BLAS uses; its numbers do not depend on
      * how many (rng.h). */
     if (plain) {
         atomic_int nonfinite = 0;
         plain_update u = {.w = w, .w_prev = s->w_prev, .d = d, .gf = gf, .wf = ops->wf,
                           .b = b, .mu = mu, .eta = eta, .nonfinite = &nonfinite};
+        if (ops->set_w) u.w_new = s->w_prev;
         if (s->noise_std > 0.0)
             dp_noise_add_gaussian_then(noise, d, P, s->noise_std, dp_threads(),
                                        plain_update_range, &u);
@@ -263,6 +281,12 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
         s->g_zero = 1;
         int finite = !atomic_load(&nonfinite);
         s->w_state = finite ? W_FINITE : W_NONFINITE;
+        if (u.w_new && finite) { /* the model moves to the new weights */
+            s->w_prev = w;
+            s->w = u.w_new;
+            ops->set_w(ops->ctx, s->w);
+        }
+        s->w_kept = u.w_new && !finite;
         /* a non-finite step is undone from w_prev, without wf */
         if (ops->wf && finite) ops->wf_fresh(ops->ctx, 1);
         s->t++;
@@ -305,6 +329,11 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
 void dp_train_step_destroy(dp_train_step *s)
 {
     if (!s) return;
+    const dp_train_ops *ops = s->ops;
+    if (ops && s->w && s->w != ops->w) { /* the weights home before their buffer goes */
+        memcpy(ops->w, s->w, ops->n_params * sizeof *s->w);
+        ops->set_w(ops->ctx, ops->w);
+    }
     for (size_t t = 0; t < s->n_smooth; t++) dp_smoother_destroy(&s->smooth[t]);
     free(s->smooth);
     free(s->run);

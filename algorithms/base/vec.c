@@ -419,8 +419,9 @@ static inline __attribute__((always_inline)) double k_dot8(const double *x, cons
     return s;
 }
 
-/* The plain step's update of parameter k (dp_sgd_update), with the sum of the new weight
- * times zero into nz: +-0 while every new weight is finite, NaN from the first that is not. */
+/* The plain step's update of parameter k (dp_sgd_update, dp_sgd_update_to), with the sum
+ * of the new weight times zero into nz: +-0 while every new weight is finite, NaN from the
+ * first that is not. */
 #define SGD_UPDATE_ONE(k, nz)                                 \
     do {                                                      \
         double s_ = d[k];                                     \
@@ -429,16 +430,21 @@ static inline __attribute__((always_inline)) double k_dot8(const double *x, cons
             gf[k] = 0.0f;                                     \
         }                                                     \
         double w_ = w[k], u_ = s_ / b + mu * w_, n_ = w_ - eta * u_; \
-        w_prev[k] = w_;                                       \
         d[k] = 0.0;                                           \
-        w[k] = n_;                                            \
+        if (to) {                                             \
+            w_new[k] = n_;                                    \
+        } else {                                              \
+            w_prev[k] = w_;                                   \
+            w[k] = n_;                                        \
+        }                                                     \
         if (has_wf) wf[k] = (float)n_;                        \
         nz += 0.0 * n_;                                       \
     } while (0)
 
 static inline __attribute__((always_inline)) int k_sgd_update(
-    double *restrict w, double *restrict w_prev, double *restrict d, float *restrict gf,
-    float *restrict wf, double b, double mu, double eta, size_t n, int has_gf, int has_wf)
+    double *restrict w, double *restrict w_prev, double *restrict w_new, double *restrict d,
+    float *restrict gf, float *restrict wf, double b, double mu, double eta, size_t n,
+    int has_gf, int has_wf, int to)
 {
     double nz[VEC_BLOCK] = {0.0};
     size_t i = 0;
@@ -556,16 +562,21 @@ static VEC_AVX2 double dot_float_avx2(const float *x, const float *y, size_t n)
     return k_dot_float(x, y, n);
 }
 
-#define SGD_UPDATE_AVX2(name, g, f)                                                         \
-    static VEC_AVX2 int name(double *w, double *w_prev, double *d, float *gf, float *wf,     \
-                             double b, double mu, double eta, size_t n)                      \
+/* Eight instances, one per combination of the flags, each compiled for AVX2. */
+#define SGD_UPDATE_AVX2(name, g, f, t)                                                      \
+    static VEC_AVX2 int name(double *w, double *w_prev, double *w_new, double *d, float *gf, \
+                             float *wf, double b, double mu, double eta, size_t n)           \
     {                                                                                        \
-        return k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, g, f);                      \
+        return k_sgd_update(w, w_prev, w_new, d, gf, wf, b, mu, eta, n, g, f, t);            \
     }
-SGD_UPDATE_AVX2(sgd_update_avx2, 0, 0)
-SGD_UPDATE_AVX2(sgd_update_gf_avx2, 1, 0)
-SGD_UPDATE_AVX2(sgd_update_wf_avx2, 0, 1)
-SGD_UPDATE_AVX2(sgd_update_gf_wf_avx2, 1, 1)
+SGD_UPDATE_AVX2(sgd_update_avx2, 0, 0, 0)
+SGD_UPDATE_AVX2(sgd_update_gf_avx2, 1, 0, 0)
+SGD_UPDATE_AVX2(sgd_update_wf_avx2, 0, 1, 0)
+SGD_UPDATE_AVX2(sgd_update_gf_wf_avx2, 1, 1, 0)
+SGD_UPDATE_AVX2(sgd_update_to_avx2, 0, 0, 1)
+SGD_UPDATE_AVX2(sgd_update_gf_to_avx2, 1, 0, 1)
+SGD_UPDATE_AVX2(sgd_update_wf_to_avx2, 0, 1, 1)
+SGD_UPDATE_AVX2(sgd_update_gf_wf_to_avx2, 1, 1, 1)
 
 static int have_avx2(void)
 {
@@ -690,21 +701,40 @@ const char *dp_blas_config(void)
     return s ? s : "unknown";
 }
 
+/* The AVX2 instance of the flags where the CPU has AVX2, else the portable loop. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SGD_CALL(name, g, f, t)                                                              \
+    (have_avx2() ? name(w, w_prev, w_new, d, gf, wf, b, mu, eta, n)                          \
+                 : k_sgd_update(w, w_prev, w_new, d, gf, wf, b, mu, eta, n, g, f, t))
+#else
+#define SGD_CALL(name, g, f, t) k_sgd_update(w, w_prev, w_new, d, gf, wf, b, mu, eta, n, g, f, t)
+#endif
+
+static int sgd_update(double *w, double *w_prev, double *w_new, double *d, float *gf,
+                      float *wf, double b, double mu, double eta, size_t n)
+{
+    int to = w_new != NULL;
+    switch ((gf != NULL) | (wf != NULL) << 1 | to << 2) {
+    case 0: return SGD_CALL(sgd_update_avx2, 0, 0, 0);
+    case 1: return SGD_CALL(sgd_update_gf_avx2, 1, 0, 0);
+    case 2: return SGD_CALL(sgd_update_wf_avx2, 0, 1, 0);
+    case 3: return SGD_CALL(sgd_update_gf_wf_avx2, 1, 1, 0);
+    case 4: return SGD_CALL(sgd_update_to_avx2, 0, 0, 1);
+    case 5: return SGD_CALL(sgd_update_gf_to_avx2, 1, 0, 1);
+    case 6: return SGD_CALL(sgd_update_wf_to_avx2, 0, 1, 1);
+    default: return SGD_CALL(sgd_update_gf_wf_to_avx2, 1, 1, 1);
+    }
+}
+
 int dp_sgd_update(double *w, double *w_prev, double *d, float *gf, float *wf, double b,
                   double mu, double eta, size_t n)
 {
-    int bad;
-    if (gf && wf)
-        VEC_DISPATCH(bad = sgd_update_gf_wf_avx2(w, w_prev, d, gf, wf, b, mu, eta, n),
-                     bad = k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, 1, 1));
-    else if (gf)
-        VEC_DISPATCH(bad = sgd_update_gf_avx2(w, w_prev, d, gf, wf, b, mu, eta, n),
-                     bad = k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, 1, 0));
-    else if (wf)
-        VEC_DISPATCH(bad = sgd_update_wf_avx2(w, w_prev, d, gf, wf, b, mu, eta, n),
-                     bad = k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, 0, 1));
-    else
-        VEC_DISPATCH(bad = sgd_update_avx2(w, w_prev, d, gf, wf, b, mu, eta, n),
-                     bad = k_sgd_update(w, w_prev, d, gf, wf, b, mu, eta, n, 0, 0));
-    return bad;
+    return sgd_update(w, w_prev, NULL, d, gf, wf, b, mu, eta, n);
+}
+
+int dp_sgd_update_to(double *w_new, const double *w, double *d, float *gf, float *wf,
+                     double b, double mu, double eta, size_t n)
+{
+    /* w is only read when w_new is given (the kernel's flag) */
+    return sgd_update((double *)w, NULL, w_new, d, gf, wf, b, mu, eta, n);
 }

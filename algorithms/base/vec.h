@@ -81,6 +81,12 @@ double dp_dot8(const double *x, const double *y, size_t n);
  * bits). Returns 1 if some new w[j] is not finite, else 0. The arrays do not overlap. */
 int dp_sgd_update(double *w, double *w_prev, double *d, float *gf, float *wf, double b,
                   double mu, double eta, size_t n);
+/* dp_sgd_update writing the new weights to w_new instead (w is read, not written, and no
+ * w_prev is kept): the same new weights, wf, d and gf, bit for bit, and the same return.
+ * For a caller that keeps two weight buffers and swaps them (train_step.c): the old
+ * weights stay where they were, at no cost. w_new overlaps none of the others. */
+int dp_sgd_update_to(double *w_new, const double *w, double *d, float *gf, float *wf,
+                     double b, double mu, double eta, size_t n);
 
 /* 1 if every x[i] is finite, 0 otherwise (NaN/inf check at step boundaries). */
 int dp_all_finite(const double *x, size_t n);

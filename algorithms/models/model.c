@@ -474,11 +474,7 @@ int dp_model_build(dp_model *m, const dp_layer_spec *layers, size_t n, int in_c,
                         m->n_params);
         goto fail;
     }
-    for (size_t i = 0; i < n; i++)
-        if (m->layers[i].n_w) {
-            m->layers[i].w = m->params + m->layers[i].w_off;
-            m->layers[i].b = m->params + m->layers[i].b_off;
-        }
+    dp_model_set_params(m, m->params);
     init_params(m, seed);
     if ((rc = alloc_workspaces(m, err)) != DP_OK) goto fail;
     return DP_OK;
@@ -501,6 +497,17 @@ void dp_model_destroy(dp_model *m)
     free(m->params);
     free(m->layers);
     memset(m, 0, sizeof *m);
+}
+
+void dp_model_set_params(dp_model *m, double *params)
+{
+    m->params = params;
+    for (size_t i = 0; i < m->n_layers; i++) {
+        dp_layer *l = &m->layers[i];
+        if (!l->n_w) continue;
+        l->w = params + l->w_off;
+        l->b = params + l->b_off;
+    }
 }
 
 float *dp_model_float_params(dp_model *m)

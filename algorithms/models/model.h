@@ -206,6 +206,13 @@ int dp_model_fits(const dp_model *m, int in_c, int in_h, int in_w, int n_classes
 float *dp_model_float_params(dp_model *m);
 void dp_model_float_params_fresh(dp_model *m, int fresh);
 
+/* Make params (n_params doubles, the layout of m->params) the model's parameters: m->params
+ * and every layer's weights and bias point into it. A trainer that keeps two weight
+ * buffers and writes each step's new weights into the other one (train_step.c) moves the
+ * model between them; it must move it back to the buffer the model was built with before
+ * that other buffer is freed, and before dp_model_destroy (which frees m->params). */
+void dp_model_set_params(dp_model *m, double *params);
+
 /* grad_sum (n_params) += sum over the batch of the per-example loss gradients;
  * returns the SUM of the per-example losses. x is (B, in_size), y (B) class indices in
  * [0, n_classes). Any B (chunks of max_batch). Cannot fail. */

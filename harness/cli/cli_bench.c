@@ -136,16 +136,19 @@ typedef struct step_ctx {
     int grad_zero;        /* grad is all zeros: the last update left it so */
     float *gf;            /* the float part of the gradient (dp_model_clipped_grad_split),
                            * zero between steps */
-    double *w_prev;       /* the weights before the update, as the trainer keeps them */
+    double *w_prev;       /* the weights before the update, as the trainer keeps them:
+                           * the plain steps' second weight buffer, which they swap with
+                           * the model's (both are freed at the end, whichever is which) */
 } step_ctx;
 
 enum { MODE_SGD, MODE_DP_SGD, MODE_DP_LSSGD, MODE_DPLIS };
 
-/* The trainer's plain step's update (train_step.c: dp_sgd_update, no weight decay) over
- * [lo, hi): the weights saved, w -= eta (g + gf) / b, g and gf zeroed for the next step,
- * the new weights rounded into wf for the next forward pass (gf, wf may be NULL). */
+/* The trainer's plain step's update (train_step.c: dp_sgd_update_to, no weight decay) over
+ * [lo, hi): w_new = w - eta (g + gf) / b, g and gf zeroed for the next step, the new
+ * weights rounded into wf for the next forward pass (gf, wf may be NULL); without w_new,
+ * the smoothed step's: in place, the weights saved in w_prev (dp_sgd_update). */
 typedef struct sgd_update {
-    double *w, *w_prev, *g;
+    double *w, *w_prev, *w_new, *g;
     float *gf, *wf;
     double b, eta;
 } sgd_update;
@@ -153,8 +156,22 @@ typedef struct sgd_update {
 static void sgd_update_range(void *ctx, size_t lo, size_t hi)
 {
     const sgd_update *u = ctx;
-    (void)dp_sgd_update(u->w + lo, u->w_prev + lo, u->g + lo, u->gf ? u->gf + lo : NULL,
-                        u->wf ? u->wf + lo : NULL, u->b, 0.0, u->eta, hi - lo);
+    float *gf = u->gf ? u->gf + lo : NULL, *wf = u->wf ? u->wf + lo : NULL;
+    if (u->w_new)
+        (void)dp_sgd_update_to(u->w_new + lo, u->w + lo, u->g + lo, gf, wf, u->b, 0.0, u->eta,
+                               hi - lo);
+    else
+        (void)dp_sgd_update(u->w + lo, u->w_prev + lo, u->g + lo, gf, wf, u->b, 0.0, u->eta,
+                            hi - lo);
+}
+
+/* As the trainer after a plain step: the model moves to the new weights, and the old
+ * buffer becomes the next step's target. */
+static void swap_weights(step_ctx *s)
+{
+    double *old = s->m.params;
+    dp_model_set_params(&s->m, s->w_prev);
+    s->w_prev = old;
 }
 
 /* One step. SGD; DP-SGD (clip to 1, noise multiplier 1.1); DP-LSSGD, the DP-SGD gradient
@@ -183,11 +200,12 @@ static void step(step_ctx *s, int mode)
         break;
     }
     dp_model_float_params_fresh(&s->m, 0);
-    sgd_update u = {s->m.params, s->w_prev, s->grad, gf,
+    sgd_update u = {s->m.params, s->w_prev, plain ? s->w_prev : NULL, s->grad, gf,
                     plain ? dp_model_float_params(&s->m) : NULL, (double)s->batch, lr};
     if (mode == MODE_DP_SGD || mode == MODE_DPLIS) { /* as the trainer: in the noise's chunks */
         dp_rng_add_gaussian_then(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads,
                                  sgd_update_range, &u);
+        swap_weights(s);
         dp_model_float_params_fresh(&s->m, 1);
         return;
     }
@@ -197,6 +215,7 @@ static void step(step_ctx *s, int mode)
             dp_smoother_execute(&s->smooth[t], s->grad + s->smooth_off[t]);
     }
     sgd_update_range(&u, 0, s->m.n_params);
+    if (plain) swap_weights(s);
     dp_model_float_params_fresh(&s->m, plain);
 }
 

@@ -552,9 +552,18 @@ START_TEST(test_divergence_final)
     c.eval_every = 5;
     const double l2 = 100.0;
     dp_train_result res;
+    double *home = m.params;
     ck_assert_int_eq(train(&m, &c, l2, &S, &res, NULL), DP_OK);
     ck_assert_int_eq(res.diverged, 1);
     ck_assert_int_eq(res.iterations, 3);
+    /* The plain step wrote each step's weights into the trainer's second buffer and moved
+     * the model there (three moves: the third step's weights are in that buffer); the
+     * trainer moved the model home with them before it freed that buffer. */
+    ck_assert_ptr_eq(m.params, home);
+    for (size_t i = 0; i < m.n_layers; i++)
+        if (m.layers[i].n_w)
+            ck_assert(m.layers[i].w == home + m.layers[i].w_off &&
+                      m.layers[i].b == home + m.layers[i].b_off);
     ck_assert_uint_eq(res.n_curve, 2);
     dp_curve_point ref;
     reference_point(&m, l2, &S, &ref);

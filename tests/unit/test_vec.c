@@ -201,7 +201,7 @@ START_TEST(test_element_kernels)
         for (size_t i = 0; i < n; i++) fs_ref[i] = (float)(a * v[i]);
         dp_add_scaled(acc_ref, a, v, n);
         dp_to_float_scaled(fs, acc, v, a, n);
-        ck_assert_msg(n == 0 || memcmp(fs, fs_ref, n * sizeof *fs) == 0, "to_float_scaled n=%zu", n);
+        ck_assert_msg(n == 0 || memcmp(fs, fs_ref, n * sizeof *fs) == 0, "to_float_scaled %zu", n);
         ck_assert_msg(n == 0 || memcmp(acc, acc_ref, n * sizeof *acc) == 0, "its sum n=%zu", n);
         dp_to_float_scaled(fs, NULL, v, a, n);
         ck_assert(n == 0 || memcmp(fs, fs_ref, n * sizeof *fs) == 0);
@@ -274,7 +274,8 @@ START_TEST(test_relu_grad_fused)
 END_TEST
 
 /* dp_sgd_update against the loop of its contract, one element at a time, bit for bit, on
- * the fused lengths, with and without the float gradient and the float weights, b = 256
+ * the fused lengths (dp_sgd_update_to against dp_sgd_update: the same outputs, its w not
+ * written), with and without the float gradient and the float weights, b = 256
  * and b = 37 (a division that a reciprocal would not reproduce) and mu = 0 and 0.01; the
  * float gradient and the direction are left zero; a new weight that overflows (or comes
  * from a NaN direction) is reported, in the body and in the tail. */
@@ -299,8 +300,21 @@ START_TEST(test_sgd_update)
                 w_ref[i] = w[i] - eta * (s / b + mu * w[i]);
                 if (has_wf) wf_ref[i] = (float)w_ref[i];
             }
+            /* dp_sgd_update_to on copies: the same new weights in another buffer */
+            double w_to[M], w_in[M], d_to[M];
+            float gf_to[M], wf_to[M];
+            memcpy(w_in, w, n * sizeof *w), memcpy(d_to, d, n * sizeof *d);
+            memcpy(gf_to, gf, n * sizeof *gf), memcpy(wf_to, wf, n * sizeof *wf);
+            int bad_to = dp_sgd_update_to(w_to, w_in, d_to, has_gf ? gf_to : NULL,
+                                          has_wf ? wf_to : NULL, b, mu, eta, n);
             int bad = dp_sgd_update(w, wp, d, has_gf ? gf : NULL, has_wf ? wf : NULL, b, mu,
                                     eta, n);
+            ck_assert_int_eq(bad_to, bad);
+            ck_assert_msg(n == 0 || memcmp(w_to, w, n * sizeof *w) == 0, "to: w n=%zu v=%d", n, v);
+            ck_assert(n == 0 || memcmp(w_in, wp, n * sizeof *w) == 0); /* w_in not written */
+            ck_assert(n == 0 || memcmp(wf_to, wf, n * sizeof *wf) == 0);
+            ck_assert(n == 0 || memcmp(d_to, d, n * sizeof *d) == 0);
+            ck_assert(n == 0 || memcmp(gf_to, gf, n * sizeof *gf) == 0);
             ck_assert_int_eq(bad, 0);
             ck_assert_msg(n == 0 || memcmp(w, w_ref, n * sizeof *w) == 0, "w n=%zu v=%d", n, v);
             ck_assert(n == 0 || memcmp(wp, wp_ref, n * sizeof *wp) == 0);
@@ -313,6 +327,9 @@ START_TEST(test_sgd_update)
             for (size_t k = 0; k < 4; k++) { /* an overflow, a NaN; first, last element */
                 size_t at = k < 2 ? 0 : n - 1;
                 w[at] = k % 2 ? 0.0 : 1.797e308, d[at] = k % 2 ? NAN : -1e308;
+                memcpy(d_to, d, n * sizeof *d);
+                ck_assert_int_eq(dp_sgd_update_to(w_to, w, d_to, NULL, NULL, b, 0.0, eta, n), 1);
+                ck_assert(!isfinite(w_to[at]));
                 ck_assert_int_eq(dp_sgd_update(w, wp, d, NULL, NULL, b, 0.0, eta, n), 1);
                 ck_assert(!isfinite(w[at]));
                 w[at] = 0.0; /* d is zero again: every new weight finite */
