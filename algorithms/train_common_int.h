@@ -146,9 +146,9 @@ int dp_train_step_plan(dp_train_step *s, const dp_train_cfg *cfg, const dp_train
                        double noise_std, dp_err *err);
 
 /* One step on the examples batch[0..nb) with rate eta, noise from *noise (train_step.c
- * says how). Afterwards s->w may be non-finite (the loop checks) and s->w_prev holds the
- * weights before the step. Cannot fail (a secure noise draw that fails is reported by
- * dp_noise_check). */
+ * says how). Afterwards s->w may be non-finite: the loop checks (dp_train_step_finite)
+ * and then undoes the step (dp_train_step_undo). Cannot fail (a secure noise draw that
+ * fails is reported by dp_noise_check). */
 void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, double eta,
                            dp_noise *noise);
 

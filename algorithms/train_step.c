@@ -287,7 +287,8 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
             ops->set_w(ops->ctx, s->w);
         }
         s->w_kept = u.w_new && !finite;
-        /* a non-finite step is undone from w_prev, without wf */
+        /* a non-finite step is undone from w_prev, or was never moved to (w_kept);
+         * either way without wf */
         if (ops->wf && finite) ops->wf_fresh(ops->ctx, 1);
         s->t++;
         return;
