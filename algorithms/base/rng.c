@@ -80,14 +80,22 @@ void dp_rng_init(dp_rng *r, uint64_t seed, uint64_t stream)
     r->key = seed;
     r->stream = stream;
     r->position = 0;
-    for (int i = 0; i < DP_RNG_WORDS; i++) r->block[i] = 0;
-    r->used = DP_RNG_WORDS;
+    for (int i = 0; i < DP_RNG_WIDE_WORDS; i++) r->block[i] = 0;
+    r->words = DP_RNG_WORDS;
+    r->used = r->words;
+}
+
+void dp_rng_init_wide(dp_rng *r, uint64_t seed, uint64_t stream)
+{
+    dp_rng_init(r, seed, stream);
+    r->words = DP_RNG_WIDE_WORDS;
+    r->used = r->words;
 }
 
 void dp_rng_seek(dp_rng *r, uint64_t position)
 {
     r->position = position;
-    r->used = DP_RNG_WORDS;
+    r->used = r->words;
 }
 
 /* One Philox round on four independent counters held in scalars (a, b, c, d are the four
@@ -102,12 +110,28 @@ void dp_rng_seek(dp_rng *r, uint64_t position)
         d = (uint32_t)p0_;                                                                  \
     } while (0)
 
+/* A wide generator's refill: blocks position .. position + 15 by dp_philox16 (noise.c:
+ * word k of block i in w[k][i]), laid out block after block as refill lays them. */
+static void refill_wide(dp_rng *r)
+{
+    uint32_t w[4][DP_RNG_WIDE_BLOCKS];
+    dp_philox16(w, r->key, r->stream, r->position, 0);
+    for (int i = 0; i < DP_RNG_WIDE_BLOCKS; i++)
+        for (int k = 0; k < 4; k++) r->block[4 * i + k] = w[k][i];
+    r->position += DP_RNG_WIDE_BLOCKS;
+    r->used = 0;
+}
+
 /* Refill the buffer with blocks position .. position + 3. A Philox round is a chain of
  * dependent multiplies, so one block at a time leaves the CPU waiting on latency; here
  * four blocks run as independent interleaved chains, giving exactly the words
  * dp_philox4x32 gives one block at a time (tested). */
 static void refill(dp_rng *r)
 {
+    if (r->words == DP_RNG_WIDE_WORDS) {
+        refill_wide(r);
+        return;
+    }
     _Static_assert(DP_RNG_BLOCKS == 4, "refill computes exactly four blocks");
     uint64_t p = r->position;
     uint32_t s0 = (uint32_t)r->stream, s1 = (uint32_t)(r->stream >> 32);
@@ -137,13 +161,13 @@ static void refill(dp_rng *r)
 
 uint32_t dp_rng_u32(dp_rng *r)
 {
-    if (r->used >= DP_RNG_WORDS) refill(r);
+    if (r->used >= r->words) refill(r);
     return r->block[r->used++];
 }
 
 uint64_t dp_rng_u64(dp_rng *r)
 {
-    if (r->used <= DP_RNG_WORDS - 2) { /* both words in the buffer: the common case */
+    if (r->used <= r->words - 2) { /* both words in the buffer: the common case */
         uint64_t lo = r->block[r->used], hi = r->block[r->used + 1];
         r->used += 2;
         return lo | (hi << 32);

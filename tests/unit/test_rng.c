@@ -121,6 +121,40 @@ START_TEST(test_determinism_and_seek)
 }
 END_TEST
 
+/* A wide generator draws the words of a plain one, in the same order, through every kind
+ * of draw (32-bit words, 64-bit words that straddle a refill, uniforms, normals with their
+ * rejected trials), across seeks, at positions where the counter's low word carries into
+ * its high word and at the noise's spill position 2^63; only its position moves by
+ * sixteen blocks per refill. A refill that skipped or reordered blocks, or laid out their
+ * words otherwise, fails. */
+START_TEST(test_wide_generator)
+{
+    const uint64_t starts[] = {0, 5, 0xfffffff9u, (uint64_t)1 << 63, UINT64_MAX - 40};
+    for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++) {
+        dp_rng a, w;
+        dp_rng_init(&a, 0x1234567890abcdefu, DP_STREAM_NOISE);
+        dp_rng_init_wide(&w, 0x1234567890abcdefu, DP_STREAM_NOISE);
+        dp_rng_seek(&a, starts[k]);
+        dp_rng_seek(&w, starts[k]);
+        for (int i = 0; i < 300; i++) {
+            switch (i % 5) {
+            case 0: ck_assert_uint_eq(dp_rng_u32(&a), dp_rng_u32(&w)); break;
+            case 1: ck_assert(dp_rng_u64(&a) == dp_rng_u64(&w)); break;
+            case 2: ck_assert(dp_rng_uniform(&a) == dp_rng_uniform(&w)); break;
+            default: ck_assert(dp_rng_gaussian(&a) == dp_rng_gaussian(&w)); break;
+            }
+        }
+        dp_rng_init_wide(&w, 3, DP_STREAM_TEST);
+        dp_rng_init(&a, 3, DP_STREAM_TEST);
+        dp_rng_seek(&w, starts[k]);
+        dp_rng_seek(&a, starts[k]);
+        for (int i = 0; i < 65; i++) ck_assert_uint_eq(dp_rng_u32(&a), dp_rng_u32(&w));
+        /* 65 words: two refills of sixteen blocks, five of four */
+        ck_assert(w.position == starts[k] + 32 && a.position == starts[k] + 20);
+    }
+}
+END_TEST
+
 static int sequences_differ(dp_rng *a, dp_rng *b)
 {
     int same = 0;
@@ -487,6 +521,7 @@ static Suite *rng_suite(void)
     suite_add_tcase(s, tcase("rng-2.1", test_determinism_and_seek));
     suite_add_tcase(s, tcase("rng-2.2", test_streams_and_seeds_differ));
     suite_add_tcase(s, tcase("rng-2.3", test_mix64));
+    suite_add_tcase(s, tcase("rng-2.4", test_wide_generator));
     suite_add_tcase(s, tcase("rng-3.1", test_uniform_moments));
     suite_add_tcase(s, tcase("rng-3.2", test_gaussian_moments));
     suite_add_tcase(s, tcase("rng-3.3", test_add_gaussian));
