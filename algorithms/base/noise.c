@@ -207,15 +207,23 @@ static void zig64_portable(double *o, const double *c, const uint32_t w[4][LANES
  * gcc kept it a function of its own, called twice per sixteen normals; inlined, the draw
  * takes 0.88-0.95 of the time (one thread, against the version before in one process). */
 __attribute__((target("avx512f"), always_inline)) static inline __m512i
+lut32(__m512i idx, const uint32_t *t)
+{
+    return _mm512_permutex2var_epi32(_mm512_loadu_si512(t), idx, _mm512_loadu_si512(t + 16));
+}
+
+/* Written out as a tree, not as loops over an array of eight registers: gcc kept such an
+ * array in memory, a store and a load per permute. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512i
 lut256(__m512i idx, const uint32_t *t, const __mmask16 b[3])
 {
-    __m512i r[8];
-    for (int q = 0; q < 8; q++)
-        r[q] = _mm512_permutex2var_epi32(_mm512_loadu_si512(t + 32 * q), idx,
-                                         _mm512_loadu_si512(t + 32 * q + 16));
-    for (int q = 0; q < 4; q++) r[q] = _mm512_mask_blend_epi32(b[0], r[2 * q], r[2 * q + 1]);
-    for (int q = 0; q < 2; q++) r[q] = _mm512_mask_blend_epi32(b[1], r[2 * q], r[2 * q + 1]);
-    return _mm512_mask_blend_epi32(b[2], r[0], r[1]);
+    __m512i q0 = _mm512_mask_blend_epi32(b[0], lut32(idx, t), lut32(idx, t + 32));
+    __m512i q1 = _mm512_mask_blend_epi32(b[0], lut32(idx, t + 64), lut32(idx, t + 96));
+    __m512i q2 = _mm512_mask_blend_epi32(b[0], lut32(idx, t + 128), lut32(idx, t + 160));
+    __m512i q3 = _mm512_mask_blend_epi32(b[0], lut32(idx, t + 192), lut32(idx, t + 224));
+    __m512i h0 = _mm512_mask_blend_epi32(b[1], q0, q1);
+    __m512i h1 = _mm512_mask_blend_epi32(b[1], q2, q3);
+    return _mm512_mask_blend_epi32(b[2], h0, h1);
 }
 
 /* zig64_portable for m = 64 on the vector unit, the same operations on every lane: the
