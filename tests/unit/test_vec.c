@@ -301,7 +301,8 @@ START_TEST(test_sgd_update)
                 if (has_wf) wf_ref[i] = (float)w_ref[i];
             }
             /* dp_sgd_update_to on copies: the same new weights in another buffer */
-            double w_to[M], w_in[M], d_to[M];
+            double w_to_mem[M + 3], w_in[M], d_to[M];
+            double *w_to = w_to_mem + t % 4; /* every alignment of the streamed stores */
             float gf_to[M], wf_to[M];
             memcpy(w_in, w, n * sizeof *w), memcpy(d_to, d, n * sizeof *d);
             memcpy(gf_to, gf, n * sizeof *gf), memcpy(wf_to, wf, n * sizeof *wf);
