@@ -70,6 +70,11 @@ typedef struct dp_train_ops {
      * model there (train_step.c), instead of copying the old ones aside; the loop moves
      * the model back to ops->w, with the weights it trained, before it returns. */
     void (*set_w)(void *ctx, double *w);
+    /* Optional (NULL for none; used with set_w and gf): the ranges of g that grad_sum,
+     * given gf, leaves at +0.0 for a batch of nb (models/model.h, dp_model_gf_ranges): up
+     * to cap pairs [lo, hi), ascending; returns how many. The plain step's update then
+     * neither reads nor writes g there. */
+    size_t (*gf_ranges)(void *ctx, size_t nb, size_t *ranges, size_t cap);
     /* DPlis (optional: NULL when the model has none): g += sum over the batch of
      * clip( (1/K) sum_k per-example gradient at w + z_k ) (without the 1/K when
      * cfg->dplis_sum), z_k = sigma_s times K normal vectors drawn from *rng, shared by the
@@ -126,6 +131,9 @@ typedef struct dp_train_step {
                           * ops->set_w the other buffer */
     double *adam_m, *adam_v; /* (P) Adam's moment estimates, or NULL */
     double *run;         /* (largest strided tensor) gathered for its smoothing, or NULL */
+    double *zbuf;        /* (z_threads * DP_NOISE_CHUNK) the noise's chunks, or NULL: with
+                          * ops->gf_ranges, the plain step's noise goes here, not into g */
+    int z_threads;
     dp_smoother *smooth; /* one per smoothed vector when smoothing > 0, else NULL */
     size_t n_smooth;
     dp_rng perturb;      /* DPlis's weight perturbations, stream DP_STREAM_ALGO */

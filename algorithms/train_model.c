@@ -131,6 +131,12 @@ static void model_set_w(void *ctx, double *w)
     dp_model_set_params(t->m, w);
 }
 
+static size_t model_gf_ranges(void *ctx, size_t nb, size_t *ranges, size_t cap)
+{
+    trainer *t = ctx;
+    return dp_model_gf_ranges(t->m, nb, ranges, cap);
+}
+
 /* DPlis: the same over the K perturbed copies. One set of perturbations serves the
  * whole batch, so every piece starts from the same generator state. */
 static void model_smoothed_grad_sum(void *ctx, const size_t *batch, size_t nb, double clip,
@@ -256,7 +262,7 @@ int dp_train_model(dp_model *m, const dp_train_cfg *cfg, double l2, const double
                         .grad_sum = model_grad_sum, .smoothed_grad_sum = model_smoothed_grad_sum,
                         .evaluate = model_evaluate, .gf = t.gf,
                         .wf = dp_model_float_params(m), .wf_fresh = model_wf_fresh,
-                        .set_w = model_set_w};
+                        .set_w = model_set_w, .gf_ranges = model_gf_ranges};
     dp_model_float_params_fresh(m, 0);
     rc = dp_train_run(cfg, n_train, &ops, result, err);
     dp_model_float_params_fresh(m, 0); /* the caller may write m->params */

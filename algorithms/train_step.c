@@ -168,6 +168,14 @@ int dp_train_step_plan(dp_train_step *s, const dp_train_cfg *cfg, const dp_train
         s->adam_v = s->mem + 3 * P;
     }
     if (cfg->smoothing > 0.0 && (rc = plan_smoothing(s, err)) != DP_OK) goto fail;
+    if (ops->set_w && ops->gf && ops->gf_ranges && dp && noise_std > 0.0) {
+        s->z_threads = dp_threads() > 1 ? dp_threads() : 1;
+        s->zbuf = malloc((size_t)s->z_threads * DP_NOISE_CHUNK * sizeof *s->zbuf);
+        if (!s->zbuf) {
+            rc = dp_err_set(err, DP_ENOMEM, "out of memory for the noise's chunks");
+            goto fail;
+        }
+    }
     dp_rng_init(&s->perturb, cfg->seed, DP_STREAM_ALGO);
     return DP_OK;
 
@@ -191,9 +199,15 @@ fail:
  * quarter of the update's time (a copy per chunk, then its write-back), 2% of that MLP
  * step; writing the new weights into the other buffer and moving the model there leaves
  * the old ones in place for an undo, at the cost of nothing but the pointer. */
+/* The most ranges of g that the step skips (ops->gf_ranges): one per dense layer split by
+ * rows; a model with more skips only these (the others are read, +0.0, as before). */
+#define STEP_ZERO_RANGES 32
+
 typedef struct plain_update {
     double *w, *w_prev, *d;
     double *w_new; /* or NULL: the new weights go here, w and w_prev are not written */
+    size_t zero[2 * STEP_ZERO_RANGES]; /* with the noise apart: d is +0.0 there */
+    size_t n_zero;
     float *gf; /* or NULL: the float part of the gradient sum (ops->gf), zeroed here */
     float *wf; /* or NULL: receives the new weights rounded to float (ops->wf) */
     double b, mu, eta;
@@ -216,6 +230,19 @@ static void plain_update_range(void *ctx, size_t lo, size_t hi)
                        : dp_sgd_update(u->w + lo, u->w_prev + lo, u->d + lo, gf, wf, u->b,
                                        u->mu, u->eta, hi - lo);
     if (bad) atomic_store_explicit(u->nonfinite, 1, memory_order_relaxed);
+}
+
+/* plain_update_range with the chunk's noise in z rather than in d, and d skipped where
+ * the model left it +0.0 (dp_sgd_update_noised_ranges): the same numbers. Why: d was
+ * read by the noise and written back twice (noised, then zeroed) on every parameter, a
+ * third of the memory traffic of the noise and update; the dense layers' weights, nearly
+ * all the parameters, never have anything in d. */
+static void noised_update_range(void *ctx, size_t lo, size_t hi, const double *z)
+{
+    const plain_update *u = ctx;
+    if (dp_sgd_update_noised_ranges(u->w_new, u->w, u->d, z, u->gf, u->wf, u->b, u->mu,
+                                    u->eta, lo, hi, u->zero, u->n_zero))
+        atomic_store_explicit(u->nonfinite, 1, memory_order_relaxed);
 }
 
 int dp_train_step_finite(dp_train_step *s)
@@ -273,10 +300,17 @@ void dp_train_step_execute(dp_train_step *s, const size_t *batch, size_t nb, dou
         plain_update u = {.w = w, .w_prev = s->w_prev, .d = d, .gf = gf, .wf = ops->wf,
                           .b = b, .mu = mu, .eta = eta, .nonfinite = &nonfinite};
         if (ops->set_w) u.w_new = s->w_prev;
-        if (s->noise_std > 0.0)
+        int apart = 0; /* the noise apart from d (s->zbuf), where the source can */
+        if (s->zbuf && gf) {
+            u.n_zero = ops->gf_ranges(ops->ctx, nb, u.zero, STEP_ZERO_RANGES);
+            int threads = dp_threads() < s->z_threads ? dp_threads() : s->z_threads;
+            apart = dp_noise_gaussian_chunks(noise, P, s->noise_std, threads, s->zbuf,
+                                             noised_update_range, &u);
+        }
+        if (!apart && s->noise_std > 0.0)
             dp_noise_add_gaussian_then(noise, d, P, s->noise_std, dp_threads(),
                                        plain_update_range, &u);
-        else
+        else if (!apart)
             plain_update_range(&u, 0, P);
         s->g_zero = 1;
         int finite = !atomic_load(&nonfinite);
@@ -338,6 +372,7 @@ void dp_train_step_destroy(dp_train_step *s)
     for (size_t t = 0; t < s->n_smooth; t++) dp_smoother_destroy(&s->smooth[t]);
     free(s->smooth);
     free(s->run);
+    free(s->zbuf);
     free(s->mem);
     memset(s, 0, sizeof *s);
 }

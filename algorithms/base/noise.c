@@ -173,9 +173,10 @@ static double zig_slow(dp_rng *spill, uint32_t x)
     return dp_zig_finish(spill, (uint64_t)(x & 0x1ffu) | (uint64_t)(x >> 9) << (9 + ZIG_SHIFT));
 }
 
-/* o[i] = c[i] + sigma * Z_i for i < m <= 64 (c == o: o[i] += ...), Z_i's first trial
- * being word i % 16 of Philox block w[i / 16]; rejected trials finish from `spill`, in
- * order of i. The portable path, and the vector path's ragged end. */
+/* o[i] = c[i] + sigma * Z_i for i < m <= 64 (c == o: o[i] += ...; c == NULL: o[i] =
+ * sigma * Z_i, the product the sum would add), Z_i's first trial being word i % 16 of
+ * Philox block w[i / 16]; rejected trials finish from `spill`, in order of i. The
+ * portable path, and the vector path's ragged end. */
 static void zig64_portable(double *o, const double *c, const uint32_t w[4][LANES], size_t m,
                            double sigma, dp_rng *spill)
 {
@@ -191,9 +192,11 @@ static void zig64_portable(double *o, const double *c, const uint32_t w[4][LANES
             memcpy(&bits, &z, sizeof bits);
             bits ^= (x & 0x100u) << 23;
             memcpy(&z, &bits, sizeof z);
-            o[i] = c[i] + sigma * (double)z;
+            double p = sigma * (double)z;
+            o[i] = c ? c[i] + p : p;
         } else {
-            o[i] = c[i] + sigma * zig_slow(spill, x);
+            double p = sigma * zig_slow(spill, x);
+            o[i] = c ? c[i] + p : p;
         }
     }
 }
@@ -248,19 +251,23 @@ __attribute__((target("avx512f"))) static void zig64_avx512(double *o, const dou
         __m256 zlo = _mm512_castps512_ps256(z);
         __m256 zhi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
         double *ok = o + LANES * k;
-        const double *ck = c + LANES * k;
-        __m512d olo = _mm512_loadu_pd(ck), ohi = _mm512_loadu_pd(ck + 8);
-        olo = _mm512_mask_add_pd(olo, (__mmask8)acc, olo, _mm512_mul_pd(vs, _mm512_cvtps_pd(zlo)));
-        ohi = _mm512_mask_add_pd(ohi, (__mmask8)(acc >> 8), ohi,
-                                 _mm512_mul_pd(vs, _mm512_cvtps_pd(zhi)));
-        _mm512_storeu_pd(ok, olo);
-        _mm512_storeu_pd(ok + 8, ohi);
+        __m512d plo = _mm512_mul_pd(vs, _mm512_cvtps_pd(zlo));
+        __m512d phi = _mm512_mul_pd(vs, _mm512_cvtps_pd(zhi));
+        if (c) { /* rejected lanes keep c until the loop below */
+            const double *ck = c + LANES * k;
+            __m512d olo = _mm512_loadu_pd(ck), ohi = _mm512_loadu_pd(ck + 8);
+            plo = _mm512_mask_add_pd(olo, (__mmask8)acc, olo, plo);
+            phi = _mm512_mask_add_pd(ohi, (__mmask8)(acc >> 8), ohi, phi);
+        }
+        _mm512_storeu_pd(ok, plo);
+        _mm512_storeu_pd(ok + 8, phi);
         rejected |= (uint64_t)(uint16_t)~acc << (LANES * k);
     }
     while (rejected) {
         int i = __builtin_ctzll(rejected);
         rejected &= rejected - 1;
-        o[i] = c[i] + sigma * zig_slow(spill, w[i / LANES][i % LANES]);
+        double p = sigma * zig_slow(spill, w[i / LANES][i % LANES]);
+        o[i] = c ? c[i] + p : p;
     }
 }
 
@@ -273,8 +280,9 @@ __attribute__((target("avx512f"))) static void chunk_avx512(uint64_t key, uint64
     uint32_t w[4][LANES];
     for (size_t base = 0; base < n; base += 4 * LANES) {
         philox16_avx512(w, key, s, base / 4);
-        if (n - base >= 4 * LANES) zig64_avx512(out + base, c + base, w, sigma, spill);
-        else zig64_portable(out + base, c + base, w, n - base, sigma, spill);
+        const double *cb = c ? c + base : NULL;
+        if (n - base >= 4 * LANES) zig64_avx512(out + base, cb, w, sigma, spill);
+        else zig64_portable(out + base, cb, w, n - base, sigma, spill);
     }
 }
 #endif
@@ -282,7 +290,7 @@ __attribute__((target("avx512f"))) static void chunk_avx512(uint64_t key, uint64
 // ---- one chunk ------------------------------------------------------------------------------
 
 /* out[i] = c[i] + sigma * Z_i for the n <= DP_NOISE_CHUNK coordinates of the chunk whose
- * stream is s (the scheme at the top of the file). */
+ * stream is s (the scheme at the top of the file); c == NULL: out[i] = sigma * Z_i. */
 static void noise_chunk(int portable, uint64_t key, uint64_t s, double *out, const double *c,
                         size_t n, double sigma)
 {
@@ -300,7 +308,7 @@ static void noise_chunk(int portable, uint64_t key, uint64_t s, double *out, con
     for (size_t base = 0; base < n; base += 4 * LANES) {
         philox16_portable(w, key, s, base / 4);
         size_t m = n - base < 4 * LANES ? n - base : 4 * LANES;
-        zig64_portable(out + base, c + base, w, m, sigma, &spill);
+        zig64_portable(out + base, c ? c + base : NULL, w, m, sigma, &spill);
     }
 }
 
@@ -326,6 +334,9 @@ typedef struct noise_job {
     double sigma;
     int first, step;         /* this job's chunks: first, first + step, ... */
     dp_chunk_fn then;        /* NULL, or called on each chunk once its noise is in */
+    double *scratch;         /* or NULL: each chunk's noise alone goes here (this job's
+                              * DP_NOISE_CHUNK doubles), out and center unused */
+    dp_chunk_noise_fn then_z; /* with scratch: called on each chunk with its noise */
     void *ctx;
 } noise_job;
 
@@ -336,15 +347,21 @@ static void *noise_worker(void *arg)
     for (size_t j = (size_t)job->first; j < chunks; j += (size_t)job->step) {
         size_t lo = j * DP_NOISE_CHUNK;
         size_t len = job->n - lo < DP_NOISE_CHUNK ? job->n - lo : DP_NOISE_CHUNK;
-        noise_chunk(job->portable, job->key, dp_mix64(job->stream0, (uint64_t)j),
-                    job->out + lo, job->center + lo, len, job->sigma);
+        uint64_t s = dp_mix64(job->stream0, (uint64_t)j);
+        if (job->scratch) { /* while the chunk is in cache */
+            noise_chunk(job->portable, job->key, s, job->scratch, NULL, len, job->sigma);
+            job->then_z(job->ctx, lo, lo + len, job->scratch);
+            continue;
+        }
+        noise_chunk(job->portable, job->key, s, job->out + lo, job->center + lo, len, job->sigma);
         if (job->then) job->then(job->ctx, lo, lo + len); /* while the chunk is in cache */
     }
     return NULL;
 }
 
 static void add_noise(dp_rng *r, double *out, const double *center, size_t n, double sigma,
-                      int threads, int portable, dp_chunk_fn then, void *ctx)
+                      int threads, int portable, dp_chunk_fn then, void *ctx, double *scratch,
+                      dp_chunk_noise_fn then_z)
 {
     pthread_once(&zig_once, zig_setup);
     noise_job jobs[DP_NOISE_MAX_THREADS];
@@ -362,7 +379,8 @@ static void add_noise(dp_rng *r, double *out, const double *center, size_t n, do
         jobs[t] = (noise_job){.portable = portable, .key = r->key, .stream0 = stream0,
                               .out = out,
                               .center = center, .n = n, .sigma = sigma, .first = t, .step = threads,
-                              .then = then, .ctx = ctx};
+                              .then = then, .ctx = ctx, .then_z = then_z,
+                              .scratch = scratch ? scratch + (size_t)t * DP_NOISE_CHUNK : NULL};
     for (int t = 1; t < threads; t++)
         started[t] = pthread_create(&tid[t], NULL, noise_worker, &jobs[t]) == 0;
     noise_worker(&jobs[0]);
@@ -375,24 +393,30 @@ static void add_noise(dp_rng *r, double *out, const double *center, size_t n, do
 
 void dp_rng_add_gaussian_par(dp_rng *r, double *out, size_t n, double sigma, int threads)
 {
-    add_noise(r, out, out, n, sigma, threads, !have_avx512(), NULL, NULL);
+    add_noise(r, out, out, n, sigma, threads, !have_avx512(), NULL, NULL, NULL, NULL);
 }
 
 void dp_rng_add_gaussian_then(dp_rng *r, double *out, size_t n, double sigma, int threads,
                               dp_chunk_fn then, void *ctx)
 {
-    add_noise(r, out, out, n, sigma, threads, !have_avx512(), then, ctx);
+    add_noise(r, out, out, n, sigma, threads, !have_avx512(), then, ctx, NULL, NULL);
+}
+
+void dp_rng_gaussian_chunks(dp_rng *r, size_t n, double sigma, int threads, double *scratch,
+                            dp_chunk_noise_fn then_z, void *ctx)
+{
+    add_noise(r, NULL, NULL, n, sigma, threads, !have_avx512(), NULL, ctx, scratch, then_z);
 }
 
 void dp_rng_gaussian_around_par(dp_rng *r, double *out, const double *center, size_t n,
                                 double sigma, int threads)
 {
-    add_noise(r, out, center, n, sigma, threads, !have_avx512(), NULL, NULL);
+    add_noise(r, out, center, n, sigma, threads, !have_avx512(), NULL, NULL, NULL, NULL);
 }
 
 void dp_rng_add_gaussian_portable(dp_rng *r, double *out, size_t n, double sigma)
 {
-    add_noise(r, out, out, n, sigma, 1, 1, NULL, NULL);
+    add_noise(r, out, out, n, sigma, 1, 1, NULL, NULL, NULL, NULL);
 }
 
 void dp_philox16(uint32_t w[4][16], uint64_t key, uint64_t stream, uint64_t position,

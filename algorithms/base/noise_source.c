@@ -108,6 +108,14 @@ void dp_noise_add_gaussian_then(dp_noise *n, double *out, size_t len, double sig
     if (len) then(ctx, 0, len);
 }
 
+int dp_noise_gaussian_chunks(dp_noise *n, size_t len, double sigma, int threads,
+                             double *scratch, dp_chunk_noise_fn then_z, void *ctx)
+{
+    if (n->secure || !(sigma > 0.0)) return 0;
+    dp_rng_gaussian_chunks(&n->rng, len, sigma, threads, scratch, then_z, ctx);
+    return 1;
+}
+
 void dp_noise_set_gaussian(dp_noise *n, double *out, size_t len, double sigma)
 {
     if (!n->secure) {

@@ -51,6 +51,14 @@ void dp_noise_add_gaussian(dp_noise *n, double *out, size_t len, double sigma, i
 void dp_noise_add_gaussian_then(dp_noise *n, double *out, size_t len, double sigma,
                                 int threads, dp_chunk_fn then, void *ctx);
 
+/* Seeded with sigma > 0: dp_rng_gaussian_chunks(&rng, len, sigma, threads, scratch,
+ * then_z, ctx), the noise dp_noise_add_gaussian_then would add, chunk by chunk without a
+ * vector to add it to; returns 1. Otherwise (secure noise rounds the vector it is added
+ * to, so it needs it; no noise) nothing happens and it returns 0: the caller then uses
+ * dp_noise_add_gaussian_then. */
+int dp_noise_gaussian_chunks(dp_noise *n, size_t len, double sigma, int threads,
+                             double *scratch, dp_chunk_noise_fn then_z, void *ctx);
+
 /* out[i] = sigma N(0, 1) drawn one after the other, i < len. Seeded: exactly
  * sigma * dp_rng_gaussian(&rng) each. Secure: a discrete Gaussian multiple of the grid's
  * spacing (for noise that is added later with dp_noise_add_gaussian's care, or that a

@@ -108,6 +108,17 @@ typedef void (*dp_chunk_fn)(void *ctx, size_t lo, size_t hi);
 void dp_rng_add_gaussian_then(dp_rng *r, double *out, size_t n, double sigma, int threads,
                               dp_chunk_fn then, void *ctx);
 
+/* The noise of dp_rng_add_gaussian_then(r, out, n, sigma, threads, ...) without the vector
+ * it would be added to: for each chunk [lo, hi) in turn on its thread, z[j - lo] = the
+ * product sigma * Z_j that it adds to out[j] (so out[j] + z[j - lo] is its out[j], bit for
+ * bit), written into that thread's DP_NOISE_CHUNK doubles of scratch (threads *
+ * DP_NOISE_CHUNK of them, threads as given) and handed to then_z(ctx, lo, hi, z). For a
+ * caller that knows where out is zero and need not read it there (train_step.c). r moves
+ * on as with dp_rng_add_gaussian_then. */
+typedef void (*dp_chunk_noise_fn)(void *ctx, size_t lo, size_t hi, const double *z);
+void dp_rng_gaussian_chunks(dp_rng *r, size_t n, double sigma, int threads, double *scratch,
+                            dp_chunk_noise_fn then_z, void *ctx);
+
 /* out[i] = center[i] + sigma * N(0,1): the numbers of copying center into out, then
  * dp_rng_add_gaussian_par, in one pass (center == out is that call): a perturbed copy
  * of a parameter vector (DPlis's K copies a step) without copying the vector first. */

@@ -424,13 +424,13 @@ static inline __attribute__((always_inline)) double k_dot8(const double *x, cons
  * first that is not. */
 #define SGD_UPDATE_ONE(k, nz)                                 \
     do {                                                      \
-        double s_ = d[k];                                     \
+        double s_ = has_z ? (has_d ? d[k] : 0.0) + z[k] : d[k]; \
         if (has_gf) {                                         \
             s_ += (double)gf[k];                              \
             gf[k] = 0.0f;                                     \
         }                                                     \
         double w_ = w[k], u_ = s_ / b + mu * w_, n_ = w_ - eta * u_; \
-        d[k] = 0.0;                                           \
+        if (has_d) d[k] = 0.0;                                \
         if (to) {                                             \
             w_new[k] = n_;                                    \
         } else {                                              \
@@ -443,8 +443,8 @@ static inline __attribute__((always_inline)) double k_dot8(const double *x, cons
 
 static inline __attribute__((always_inline)) int k_sgd_update(
     double *restrict w, double *restrict w_prev, double *restrict w_new, double *restrict d,
-    float *restrict gf, float *restrict wf, double b, double mu, double eta, size_t n,
-    int has_gf, int has_wf, int to)
+    const double *restrict z, float *restrict gf, float *restrict wf, double b, double mu,
+    double eta, size_t n, int has_gf, int has_wf, int to, int has_d, int has_z)
 {
     double nz[VEC_BLOCK] = {0.0};
     size_t i = 0;
@@ -568,7 +568,7 @@ static VEC_AVX2 double dot_float_avx2(const float *x, const float *y, size_t n)
     static VEC_AVX2 int name(double *w, double *w_prev, double *w_new, double *d, float *gf, \
                              float *wf, double b, double mu, double eta, size_t n)           \
     {                                                                                        \
-        return k_sgd_update(w, w_prev, w_new, d, gf, wf, b, mu, eta, n, g, f, 0);            \
+        return k_sgd_update(w, w_prev, w_new, d, NULL, gf, wf, b, mu, eta, n, g, f, 0, 1, 0); \
     }
 SGD_UPDATE_AVX2(sgd_update_avx2, 0, 0)
 SGD_UPDATE_AVX2(sgd_update_gf_avx2, 1, 0)
@@ -584,19 +584,21 @@ SGD_UPDATE_AVX2(sgd_update_gf_wf_avx2, 1, 1)
  * (in one process against the version before, alternating). The fence orders the
  * streamed stores before whatever the caller does next. */
 static inline __attribute__((always_inline)) VEC_AVX2 int k_sgd_update_to_avx2(
-    const double *restrict w, double *restrict w_new, double *restrict d, float *restrict gf,
-    float *restrict wf, double b, double mu, double eta, size_t n, int has_gf, int has_wf)
+    const double *restrict w, double *restrict w_new, double *restrict d,
+    const double *restrict z, float *restrict gf, float *restrict wf, double b, double mu,
+    double eta, size_t n, int has_gf, int has_wf, int has_d, int has_z)
 {
     /* the scalar loop up to the first 32-byte boundary of w_new, and for the tail */
     size_t head = (size_t)(-(uintptr_t)w_new & 31) / sizeof *w_new, i;
     if (head > n) head = n;
-    int bad = k_sgd_update((double *)w, NULL, w_new, d, gf, wf, b, mu, eta, head, has_gf,
-                           has_wf, 1);
+    int bad = k_sgd_update((double *)w, NULL, w_new, d, z, gf, wf, b, mu, eta, head, has_gf,
+                           has_wf, 1, has_d, has_z);
     const __m256d vb = _mm256_set1_pd(b), vmu = _mm256_set1_pd(mu), veta = _mm256_set1_pd(eta);
     const __m256d zero = _mm256_setzero_pd();
     __m256d nz = zero;
     for (i = head; i + 4 <= n; i += 4) {
-        __m256d s = _mm256_loadu_pd(d + i);
+        __m256d s = has_d ? _mm256_loadu_pd(d + i) : zero;
+        if (has_z) s = _mm256_add_pd(s, _mm256_loadu_pd(z + i));
         if (has_gf) {
             s = _mm256_add_pd(s, _mm256_cvtps_pd(_mm_loadu_ps(gf + i)));
             _mm_storeu_ps(gf + i, _mm_setzero_ps());
@@ -604,7 +606,7 @@ static inline __attribute__((always_inline)) VEC_AVX2 int k_sgd_update_to_avx2(
         __m256d wv = _mm256_loadu_pd(w + i);
         __m256d u = _mm256_add_pd(_mm256_div_pd(s, vb), _mm256_mul_pd(vmu, wv));
         __m256d nv = _mm256_sub_pd(wv, _mm256_mul_pd(veta, u));
-        _mm256_storeu_pd(d + i, zero);
+        if (has_d) _mm256_storeu_pd(d + i, zero);
         _mm256_stream_pd(w_new + i, nv);
         if (has_wf) _mm_storeu_ps(wf + i, _mm256_cvtpd_ps(nv));
         nz = _mm256_add_pd(nz, _mm256_mul_pd(zero, nv));
@@ -614,21 +616,31 @@ static inline __attribute__((always_inline)) VEC_AVX2 int k_sgd_update_to_avx2(
     _mm256_storeu_pd(t, nz);
     double sum = (t[0] + t[1]) + (t[2] + t[3]);
     bad |= sum != sum;
-    return bad | k_sgd_update((double *)w + i, NULL, w_new + i, d + i, has_gf ? gf + i : gf,
-                              has_wf ? wf + i : wf, b, mu, eta, n - i, has_gf, has_wf, 1);
+    return bad | k_sgd_update((double *)w + i, NULL, w_new + i, has_d ? d + i : d,
+                              has_z ? z + i : z, has_gf ? gf + i : gf, has_wf ? wf + i : wf,
+                              b, mu, eta, n - i, has_gf, has_wf, 1, has_d, has_z);
 }
 
-#define SGD_UPDATE_TO_AVX2(name, g, f)                                                      \
-    static VEC_AVX2 int name(double *w, double *w_prev, double *w_new, double *d, float *gf, \
-                             float *wf, double b, double mu, double eta, size_t n)           \
+/* Instances: the sum in d (dp_sgd_update_to); the noise in z and the sum in d, or
+ * without d the sum +0.0 (dp_sgd_update_noised). */
+#define SGD_UPDATE_TO_AVX2(name, g, f, hd, hz)                                              \
+    static VEC_AVX2 int name(const double *w, double *w_new, double *d, const double *z,     \
+                             float *gf, float *wf, double b, double mu, double eta, size_t n) \
     {                                                                                        \
-        (void)w_prev;                                                                        \
-        return k_sgd_update_to_avx2(w, w_new, d, gf, wf, b, mu, eta, n, g, f);               \
+        return k_sgd_update_to_avx2(w, w_new, d, z, gf, wf, b, mu, eta, n, g, f, hd, hz);    \
     }
-SGD_UPDATE_TO_AVX2(sgd_update_to_avx2, 0, 0)
-SGD_UPDATE_TO_AVX2(sgd_update_gf_to_avx2, 1, 0)
-SGD_UPDATE_TO_AVX2(sgd_update_wf_to_avx2, 0, 1)
-SGD_UPDATE_TO_AVX2(sgd_update_gf_wf_to_avx2, 1, 1)
+SGD_UPDATE_TO_AVX2(sgd_update_to_avx2, 0, 0, 1, 0)
+SGD_UPDATE_TO_AVX2(sgd_update_gf_to_avx2, 1, 0, 1, 0)
+SGD_UPDATE_TO_AVX2(sgd_update_wf_to_avx2, 0, 1, 1, 0)
+SGD_UPDATE_TO_AVX2(sgd_update_gf_wf_to_avx2, 1, 1, 1, 0)
+SGD_UPDATE_TO_AVX2(sgd_noised_avx2, 0, 0, 0, 1)
+SGD_UPDATE_TO_AVX2(sgd_noised_gf_avx2, 1, 0, 0, 1)
+SGD_UPDATE_TO_AVX2(sgd_noised_wf_avx2, 0, 1, 0, 1)
+SGD_UPDATE_TO_AVX2(sgd_noised_gf_wf_avx2, 1, 1, 0, 1)
+SGD_UPDATE_TO_AVX2(sgd_noised_d_avx2, 0, 0, 1, 1)
+SGD_UPDATE_TO_AVX2(sgd_noised_d_gf_avx2, 1, 0, 1, 1)
+SGD_UPDATE_TO_AVX2(sgd_noised_d_wf_avx2, 0, 1, 1, 1)
+SGD_UPDATE_TO_AVX2(sgd_noised_d_gf_wf_avx2, 1, 1, 1, 1)
 
 static int have_avx2(void)
 {
@@ -757,36 +769,82 @@ const char *dp_blas_config(void)
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SGD_CALL(name, g, f, t)                                                              \
     (have_avx2() ? name(w, w_prev, w_new, d, gf, wf, b, mu, eta, n)                          \
-                 : k_sgd_update(w, w_prev, w_new, d, gf, wf, b, mu, eta, n, g, f, t))
+                 : k_sgd_update(w, w_prev, w_new, d, NULL, gf, wf, b, mu, eta, n, g, f, t, 1, 0))
+#define SGD_TO_CALL(name, g, f, hd, hz)                                                      \
+    (have_avx2() ? name(w, w_new, d, z, gf, wf, b, mu, eta, n)                               \
+                 : k_sgd_update((double *)w, NULL, w_new, d, z, gf, wf, b, mu, eta, n, g, f, 1, \
+                                hd, hz))
 #else
-#define SGD_CALL(name, g, f, t) k_sgd_update(w, w_prev, w_new, d, gf, wf, b, mu, eta, n, g, f, t)
+#define SGD_CALL(name, g, f, t)                                                              \
+    k_sgd_update(w, w_prev, w_new, d, NULL, gf, wf, b, mu, eta, n, g, f, t, 1, 0)
+#define SGD_TO_CALL(name, g, f, hd, hz)                                                      \
+    k_sgd_update((double *)w, NULL, w_new, d, z, gf, wf, b, mu, eta, n, g, f, 1, hd, hz)
 #endif
-
-static int sgd_update(double *w, double *w_prev, double *w_new, double *d, float *gf,
-                      float *wf, double b, double mu, double eta, size_t n)
-{
-    int to = w_new != NULL;
-    switch ((gf != NULL) | (wf != NULL) << 1 | to << 2) {
-    case 0: return SGD_CALL(sgd_update_avx2, 0, 0, 0);
-    case 1: return SGD_CALL(sgd_update_gf_avx2, 1, 0, 0);
-    case 2: return SGD_CALL(sgd_update_wf_avx2, 0, 1, 0);
-    case 3: return SGD_CALL(sgd_update_gf_wf_avx2, 1, 1, 0);
-    case 4: return SGD_CALL(sgd_update_to_avx2, 0, 0, 1);
-    case 5: return SGD_CALL(sgd_update_gf_to_avx2, 1, 0, 1);
-    case 6: return SGD_CALL(sgd_update_wf_to_avx2, 0, 1, 1);
-    default: return SGD_CALL(sgd_update_gf_wf_to_avx2, 1, 1, 1);
-    }
-}
 
 int dp_sgd_update(double *w, double *w_prev, double *d, float *gf, float *wf, double b,
                   double mu, double eta, size_t n)
 {
-    return sgd_update(w, w_prev, NULL, d, gf, wf, b, mu, eta, n);
+    double *w_new = NULL;
+    switch ((gf != NULL) | (wf != NULL) << 1) {
+    case 0: return SGD_CALL(sgd_update_avx2, 0, 0, 0);
+    case 1: return SGD_CALL(sgd_update_gf_avx2, 1, 0, 0);
+    case 2: return SGD_CALL(sgd_update_wf_avx2, 0, 1, 0);
+    default: return SGD_CALL(sgd_update_gf_wf_avx2, 1, 1, 0);
+    }
 }
 
 int dp_sgd_update_to(double *w_new, const double *w, double *d, float *gf, float *wf,
                      double b, double mu, double eta, size_t n)
 {
-    /* w is only read when w_new is given (the kernel's flag) */
-    return sgd_update((double *)w, NULL, w_new, d, gf, wf, b, mu, eta, n);
+    const double *z = NULL;
+    switch ((gf != NULL) | (wf != NULL) << 1) {
+    case 0: return SGD_TO_CALL(sgd_update_to_avx2, 0, 0, 1, 0);
+    case 1: return SGD_TO_CALL(sgd_update_gf_to_avx2, 1, 0, 1, 0);
+    case 2: return SGD_TO_CALL(sgd_update_wf_to_avx2, 0, 1, 1, 0);
+    default: return SGD_TO_CALL(sgd_update_gf_wf_to_avx2, 1, 1, 1, 0);
+    }
+}
+
+int dp_sgd_update_noised(double *w_new, const double *w, double *d, const double *z,
+                         float *gf, float *wf, double b, double mu, double eta, size_t n)
+{
+    switch ((gf != NULL) | (wf != NULL) << 1 | (d != NULL) << 2) {
+    case 0: return SGD_TO_CALL(sgd_noised_avx2, 0, 0, 0, 1);
+    case 1: return SGD_TO_CALL(sgd_noised_gf_avx2, 1, 0, 0, 1);
+    case 2: return SGD_TO_CALL(sgd_noised_wf_avx2, 0, 1, 0, 1);
+    case 3: return SGD_TO_CALL(sgd_noised_gf_wf_avx2, 1, 1, 0, 1);
+    case 4: return SGD_TO_CALL(sgd_noised_d_avx2, 0, 0, 1, 1);
+    case 5: return SGD_TO_CALL(sgd_noised_d_gf_avx2, 1, 0, 1, 1);
+    case 6: return SGD_TO_CALL(sgd_noised_d_wf_avx2, 0, 1, 1, 1);
+    default: return SGD_TO_CALL(sgd_noised_d_gf_wf_avx2, 1, 1, 1, 1);
+    }
+}
+
+/* One piece [a, e) of dp_sgd_update_noised_ranges: z holds [lo, ...). */
+static int noised_piece(double *w_new, const double *w, double *d, const double *z, float *gf,
+                        float *wf, double b, double mu, double eta, size_t lo, size_t a,
+                        size_t e, int with_d)
+{
+    return dp_sgd_update_noised(w_new + a, w + a, with_d ? d + a : NULL, z + (a - lo),
+                                gf ? gf + a : NULL, wf ? wf + a : NULL, b, mu, eta, e - a);
+}
+
+int dp_sgd_update_noised_ranges(double *w_new, const double *w, double *d, const double *z,
+                                float *gf, float *wf, double b, double mu, double eta,
+                                size_t lo, size_t hi, const size_t *zero, size_t n_zero)
+{
+    int bad = 0;
+    size_t a = lo;
+    for (size_t k = 0; k < n_zero && a < hi; k++) {
+        size_t zlo = zero[2 * k], zhi = zero[2 * k + 1];
+        if (zhi <= a) continue;
+        if (zlo >= hi) break;
+        if (zlo > a) bad |= noised_piece(w_new, w, d, z, gf, wf, b, mu, eta, lo, a, zlo, 1);
+        size_t e = zhi < hi ? zhi : hi;
+        a = zlo > a ? zlo : a;
+        bad |= noised_piece(w_new, w, d, z, gf, wf, b, mu, eta, lo, a, e, 0);
+        a = e;
+    }
+    if (a < hi) bad |= noised_piece(w_new, w, d, z, gf, wf, b, mu, eta, lo, a, hi, 1);
+    return bad;
 }

@@ -88,6 +88,22 @@ int dp_sgd_update(double *w, double *w_prev, double *d, float *gf, float *wf, do
 int dp_sgd_update_to(double *w_new, const double *w, double *d, float *gf, float *wf,
                      double b, double mu, double eta, size_t n);
 
+/* dp_sgd_update_to with the step's noise given apart, in z (n: the products sigma Z_j of
+ * dp_rng_gaussian_chunks): the sum is d[j] + z[j] (the noised d[j] of the vector noise,
+ * bit for bit), then gf[j] added as there; with d NULL the sum is +0.0 + z[j], what it is
+ * when d[j] is +0.0, and d is neither read nor written. For a caller whose d is +0.0
+ * wherever its model left the gradient in gf: those ranges skip d's reads and writes. */
+int dp_sgd_update_noised(double *w_new, const double *w, double *d, const double *z,
+                         float *gf, float *wf, double b, double mu, double eta, size_t n);
+
+/* dp_sgd_update_noised over the parameters [lo, hi), z holding their noise (z[0] for lo),
+ * without d inside the ranges [zero[2k], zero[2k+1]) (ascending, disjoint; n_zero of
+ * them), where d must be +0.0, and with it elsewhere. Returns 1 if a new weight is not
+ * finite, else 0. */
+int dp_sgd_update_noised_ranges(double *w_new, const double *w, double *d, const double *z,
+                                float *gf, float *wf, double b, double mu, double eta,
+                                size_t lo, size_t hi, const size_t *zero, size_t n_zero);
+
 /* 1 if every x[i] is finite, 0 otherwise (NaN/inf check at step boundaries). */
 int dp_all_finite(const double *x, size_t n);
 

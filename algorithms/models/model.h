@@ -249,6 +249,13 @@ double dp_model_clipped_grad_split(dp_model *m, const double *x, const int *y, s
                                    double clip, double *clipped_sum, float *gf,
                                    double *sqnorms);
 
+/* The parameter ranges that the two calls above, given gf for a batch of B, leave
+ * untouched in grad (their gradient goes to gf alone): the weights of the dense layers
+ * split by rows, when the call takes one chunk. Writes up to cap of them, ascending and
+ * disjoint, as pairs [ranges[2k], ranges[2k+1]), and returns how many it wrote. Fewer
+ * than all is never wrong for a caller that uses them to skip zeros. */
+size_t dp_model_gf_ranges(const dp_model *m, size_t B, size_t *ranges, size_t cap);
+
 /* DPlis (Wang et al., PETS 2021, eq. 6 and Alg. 2): DP-SGD on the randomized-smoothing loss.
  * A dp_model_smooth is the workspace of dp_model_smoothed_clipped_grad for one model and
  * at most max_k perturbed copies, made once (plan/execute): the perturbed parameters and,

@@ -566,6 +566,21 @@ double dp_model_loss_grad_split(dp_model *m, const double *x, const int *y, size
     return total;
 }
 
+size_t dp_model_gf_ranges(const dp_model *m, size_t B, size_t *ranges, size_t cap)
+{
+    static float any; /* dp_model_gf_usable's test of B, for some gf */
+    size_t k = 0;
+    if (!dp_model_gf_usable(m, B, &any)) return 0;
+    for (size_t i = 0; i < m->n_layers && k < cap; i++) {
+        const dp_layer *l = &m->layers[i];
+        if (l->spec.kind != DP_LAYER_DENSE || !l->split_rows) continue;
+        ranges[2 * k] = l->w_off;
+        ranges[2 * k + 1] = l->w_off + l->n_w;
+        k++;
+    }
+    return k;
+}
+
 double dp_model_loss_grad(dp_model *m, const double *x, const int *y, size_t B,
                           double *grad_sum)
 {

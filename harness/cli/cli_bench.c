@@ -136,6 +136,7 @@ typedef struct step_ctx {
     int grad_zero;        /* grad is all zeros: the last update left it so */
     float *gf;            /* the float part of the gradient (dp_model_clipped_grad_split),
                            * zero between steps */
+    double *zbuf;         /* the noise's chunks, drawn apart from grad (threads chunks) */
     double *w_prev;       /* the weights before the update, as the trainer keeps them:
                            * the plain steps' second weight buffer, which they swap with
                            * the model's (both are freed at the end, whichever is which) */
@@ -151,6 +152,8 @@ typedef struct sgd_update {
     double *w, *w_prev, *w_new, *g;
     float *gf, *wf;
     double b, eta;
+    size_t zero[64]; /* with the noise apart: the ranges of g the model leaves zero */
+    size_t n_zero;
 } sgd_update;
 
 static void sgd_update_range(void *ctx, size_t lo, size_t hi)
@@ -163,6 +166,15 @@ static void sgd_update_range(void *ctx, size_t lo, size_t hi)
     else
         (void)dp_sgd_update(u->w + lo, u->w_prev + lo, u->g + lo, gf, wf, u->b, 0.0, u->eta,
                             hi - lo);
+}
+
+/* As the trainer's DP-SGD step: the chunk's noise apart from g, g skipped where the model
+ * left it zero (train_step.c, noised_update_range). */
+static void noised_update_range(void *ctx, size_t lo, size_t hi, const double *z)
+{
+    const sgd_update *u = ctx;
+    (void)dp_sgd_update_noised_ranges(u->w_new, u->w, u->g, z, u->gf, u->wf, u->b, 0.0, u->eta,
+                                      lo, hi, u->zero, u->n_zero);
 }
 
 /* As the trainer after a plain step: the model moves to the new weights, and the old
@@ -200,9 +212,18 @@ static void step(step_ctx *s, int mode)
         break;
     }
     dp_model_float_params_fresh(&s->m, 0);
-    sgd_update u = {s->m.params, s->w_prev, plain ? s->w_prev : NULL, s->grad, gf,
-                    plain ? dp_model_float_params(&s->m) : NULL, (double)s->batch, lr};
-    if (mode == MODE_DP_SGD || mode == MODE_DPLIS) { /* as the trainer: in the noise's chunks */
+    sgd_update u = {.w = s->m.params, .w_prev = s->w_prev, .w_new = plain ? s->w_prev : NULL,
+                    .g = s->grad, .gf = gf, .wf = plain ? dp_model_float_params(&s->m) : NULL,
+                    .b = (double)s->batch, .eta = lr};
+    if (mode == MODE_DP_SGD) { /* as the trainer: the noise apart, in chunks */
+        u.n_zero = dp_model_gf_ranges(&s->m, s->batch, u.zero, 32);
+        dp_rng_gaussian_chunks(&s->noise, s->m.n_params, sigma * clip, s->threads, s->zbuf,
+                               noised_update_range, &u);
+        swap_weights(s);
+        dp_model_float_params_fresh(&s->m, 1);
+        return;
+    }
+    if (mode == MODE_DPLIS) { /* as the trainer: in the noise's chunks */
         dp_rng_add_gaussian_then(&s->noise, s->grad, s->m.n_params, sigma * clip, s->threads,
                                  sgd_update_range, &u);
         swap_weights(s);
@@ -288,7 +309,10 @@ static int build(step_ctx *s, const bench_model *bm, size_t batch, int dplis_k, 
     s->grad = malloc(s->m.n_params * sizeof *s->grad);
     s->gf = calloc(s->m.n_params, sizeof *s->gf);
     s->w_prev = malloc(s->m.n_params * sizeof *s->w_prev);
-    if (!s->x || !s->y || !s->grad || !s->gf || !s->w_prev) return dp_err_set(err, DP_ENOMEM, "out of memory");
+    int zt = dp_threads() > 1 ? dp_threads() : 1; /* the noise's threads: s->threads */
+    s->zbuf = malloc((size_t)zt * DP_NOISE_CHUNK * sizeof *s->zbuf);
+    if (!s->x || !s->y || !s->grad || !s->gf || !s->w_prev || !s->zbuf)
+        return dp_err_set(err, DP_ENOMEM, "out of memory");
     dp_rng r;
     dp_rng_init(&r, 7, DP_STREAM_DATA);
     for (size_t i = 0; i < batch * in; i++) s->x[i] = dp_rng_uniform(&r);
@@ -323,6 +347,7 @@ static void destroy(step_ctx *s)
     free(s->y);
     free(s->grad);
     free(s->gf);
+    free(s->zbuf);
     free(s->w_prev);
 }
 

@@ -394,14 +394,21 @@ START_TEST(test_step_bits)
      * sum of both and its float weights) and for 8 (pieces, each added in double as the
      * model's chunks are). Then a second step from the float weights the update wrote
      * matches the same formula from the first step's weights: a stale or unwritten float
-     * copy, a float part summed across pieces or left behind would not. */
+     * copy, a float part summed across pieces or left behind would not. And dp_sgd with
+     * noise (sigma 0.7): g plus the noise stream's vector noise, as the formula adds it;
+     * in one chunk the trainer draws the noise apart from g and skips g where the model
+     * leaves it zero (train_step.c): the same bits, or this fails (a bias gradient left
+     * out, a range skipped that holds one). */
     train_data S;
     make_data(&S, 40, 0.0, 16); /* 30 train */
     size_t n = S.train.n;
     const double eta = 0.3, l2 = 0.02, C = 0.2;
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < 6; v++) {
         size_t max_batch = v & 1 ? 8 : 64;
-        int dp = v >> 1;
+        int dp = v >= 2;
+        double sigma = v >= 4 ? 0.7 : 0.0;
+        dp_rng r;
+        dp_rng_init(&r, 1, DP_STREAM_NOISE); /* the trainer's noise: seed 1 */
         dp_model m;
         new_mlp(&m, (const int[]){12}, 1, max_batch, 17);
         size_t P = m.n_params;
@@ -411,6 +418,7 @@ START_TEST(test_step_bits)
         c.sampling = DP_SAMPLING_FULL;
         c.lr = eta;
         c.clip = C;
+        c.noise_multiplier = sigma;
         c.max_steps = 0;
         for (int steps = 1; steps <= 2; steps++) {
             memset(g, 0, P * sizeof *g);
@@ -420,6 +428,7 @@ START_TEST(test_step_bits)
                 dp_model_clipped_grad(&m, S.train.x, S.train.y, n, C, g, NULL);
             else
                 dp_model_loss_grad(&m, S.train.x, S.train.y, n, g);
+            if (sigma > 0.0) dp_rng_add_gaussian_par(&r, g, P, sigma * C, 1);
             for (size_t j = 0; j < P; j++) w[j] = w[j] - eta * (g[j] / (double)n + l2 * w[j]);
         }
         /* the trainer, from the initial weights, two epochs of one step */
