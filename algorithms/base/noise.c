@@ -414,6 +414,12 @@ void dp_rng_gaussian_around_par(dp_rng *r, double *out, const double *center, si
     add_noise(r, out, center, n, sigma, threads, !have_avx512(), NULL, NULL, NULL, NULL);
 }
 
+void dp_rng_gaussian_around_then(dp_rng *r, double *out, const double *center, size_t n,
+                                 double sigma, int threads, dp_chunk_fn then, void *ctx)
+{
+    add_noise(r, out, center, n, sigma, threads, !have_avx512(), then, ctx, NULL, NULL);
+}
+
 void dp_rng_add_gaussian_portable(dp_rng *r, double *out, size_t n, double sigma)
 {
     add_noise(r, out, out, n, sigma, 1, 1, NULL, NULL, NULL, NULL);

@@ -124,6 +124,10 @@ void dp_rng_gaussian_chunks(dp_rng *r, size_t n, double sigma, int threads, doub
  * of a parameter vector (DPlis's K copies a step) without copying the vector first. */
 void dp_rng_gaussian_around_par(dp_rng *r, double *out, const double *center, size_t n,
                                 double sigma, int threads);
+/* dp_rng_gaussian_around_par, then then(ctx, lo, hi) on each chunk [lo, hi) of out as it
+ * is written, on the noise's threads, while the chunk is in cache. */
+void dp_rng_gaussian_around_then(dp_rng *r, double *out, const double *center, size_t n,
+                                 double sigma, int threads, dp_chunk_fn then, void *ctx);
 
 /* The same numbers as dp_rng_add_gaussian_par, always computed by the portable code path
  * on one thread: for tests that the vector path changes nothing. */
