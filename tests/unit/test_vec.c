@@ -340,6 +340,115 @@ START_TEST(test_sgd_update)
 }
 END_TEST
 
+/* dp_sgd_update_noised is dp_sgd_update_to on the noised sum d[j] + z[j], bit for bit (new
+ * weights, wf, d and gf left zero, the return), with and without gf and wf, b = 256 and
+ * b = 37, mu = 0 and 0.01, at every alignment of the streamed stores; with d NULL it is
+ * the same on a d of +0.0 and leaves d alone. Element 0 holds w = -0.0 and z = -0.0: with
+ * d NULL the sum +0.0 + z is +0.0 and the new weight -0.0 - 0.3 (+0.0 / b) is -0.0 when
+ * mu = 0, where a kernel that took z alone as the sum gives +0.0. A non-finite new weight
+ * is reported with and without d. */
+START_TEST(test_sgd_update_noised)
+{
+    unsigned seed = 11;
+    enum { M = 512 };
+    for (size_t t = 0; t < N_FUSED_LENS; t++)
+        for (int v = 0; v < 16; v++) {
+            size_t n = fused_len(t);
+            int has_gf = v & 1, has_wf = (v >> 1) & 1, has_d = (v >> 3) & 1;
+            double b = v & 4 ? 37.0 : 256.0, mu = v & 4 ? 0.01 : 0.0, eta = 0.3;
+            double w[M], d[M], z[M], d_ref[M], w_ref_mem[M + 3], w_new_mem[M + 3];
+            float gf[M], gf_ref[M], wf[M], wf_ref[M];
+            double *w_ref = w_ref_mem + (t + 1) % 4, *w_new = w_new_mem + t % 4;
+            for (size_t i = 0; i < n; i++) {
+                w[i] = frand(&seed) - 0.5, z[i] = 3.0 * (frand(&seed) - 0.5);
+                d[i] = has_d ? 40.0 * (frand(&seed) - 0.5) : 0.0;
+                gf[i] = gf_ref[i] = (float)(frand(&seed) - 0.5), wf[i] = wf_ref[i] = 7.0f;
+            }
+            if (n > 0) w[0] = -0.0, z[0] = -0.0, gf[0] = gf_ref[0] = 0.0f;
+            for (size_t i = 0; i < n; i++) d_ref[i] = d[i] + z[i];
+            int bad_ref = dp_sgd_update_to(w_ref, w, d_ref, has_gf ? gf_ref : NULL,
+                                           has_wf ? wf_ref : NULL, b, mu, eta, n);
+            int bad = dp_sgd_update_noised(w_new, w, has_d ? d : NULL, z, has_gf ? gf : NULL,
+                                           has_wf ? wf : NULL, b, mu, eta, n);
+            ck_assert_int_eq(bad, bad_ref);
+            ck_assert_msg(n == 0 || memcmp(w_new, w_ref, n * sizeof *w) == 0, "w n=%zu v=%d", n,
+                          v);
+            ck_assert(n == 0 || memcmp(wf, wf_ref, n * sizeof *wf) == 0);
+            ck_assert(n == 0 || memcmp(gf, gf_ref, n * sizeof *gf) == 0);
+            ck_assert(n == 0 || memcmp(d, d_ref, n * sizeof *d) == 0); /* +0.0 either way */
+            if (n > 0 && !has_d && mu == 0.0) ck_assert(signbit(w_new[0])); /* -0.0 - (+0.0) */
+            if (n == 0) continue;
+            for (size_t k = 0; k < 2; k++) { /* an overflow in the first, then the last */
+                size_t at = k ? n - 1 : 0;
+                double w_at = w[at], z_at = z[at];
+                w[at] = 1.797e308, z[at] = -1e308;
+                ck_assert_int_eq(dp_sgd_update_noised(w_new, w, has_d ? d : NULL, z, NULL, NULL,
+                                                      b, 0.0, eta, n), 1);
+                ck_assert(!isfinite(w_new[at]));
+                w[at] = w_at, z[at] = z_at;
+                ck_assert_int_eq(dp_sgd_update_noised(w_new, w, has_d ? d : NULL, z, NULL, NULL,
+                                                      b, 0.0, eta, n), 0);
+            }
+        }
+}
+END_TEST
+
+/* dp_sgd_update_noised_ranges over [lo, hi) is dp_sgd_update_noised over the same
+ * parameters, bit for bit, whatever the ranges without d (d +0.0 there): none, ranges
+ * inside, across either end of, before or after [lo, hi), touching each other, and the
+ * whole of it. A piece given the wrong noise offset, a range run with d where it should
+ * not (d is a sentinel there, not +0.0) or a piece left out fails. */
+START_TEST(test_sgd_update_noised_ranges)
+{
+    enum { N = 300 };
+    static const size_t lohi[][2] = {{0, N}, {17, 261}, {5, 6}, {100, 100}};
+    static const size_t zero_sets[][8] = {
+        {0},           {20, 40},        {0, 17, 200, 300}, {3, 30, 30, 90},
+        {250, 280, 0}, {0, 300},        {2, 9, 261, 299},  {18, 19, 21, 150},
+    };
+    static const size_t n_zero[] = {0, 1, 2, 2, 1, 1, 2, 2};
+    unsigned seed = 12;
+    double w[N], d[N], d_ref[N], z[N], w_new[N], w_ref[N];
+    float gf[N], gf_ref[N], wf[N], wf_ref[N];
+    for (size_t l = 0; l < sizeof lohi / sizeof lohi[0]; l++)
+        for (size_t s = 0; s < sizeof n_zero / sizeof n_zero[0]; s++) {
+            size_t lo = lohi[l][0], hi = lohi[l][1];
+            for (size_t i = 0; i < N; i++) {
+                w[i] = frand(&seed), d[i] = d_ref[i] = 9.0 * frand(&seed);
+                z[i] = frand(&seed), gf[i] = gf_ref[i] = (float)frand(&seed);
+                wf[i] = wf_ref[i] = 7.0f, w_new[i] = w_ref[i] = 5.0;
+            }
+            for (size_t k = 0; k < n_zero[s]; k++)
+                for (size_t i = zero_sets[s][2 * k]; i < zero_sets[s][2 * k + 1]; i++)
+                    d[i] = d_ref[i] = +0.0;
+            /* inside the ranges d is not read: a sentinel there shows a piece that reads it */
+            double sentinel = 1e6;
+            for (size_t k = 0; k < n_zero[s]; k++)
+                for (size_t i = zero_sets[s][2 * k]; i < zero_sets[s][2 * k + 1]; i++)
+                    d[i] = sentinel;
+            ck_assert_int_eq(dp_sgd_update_noised(w_ref + lo, w + lo, d_ref + lo, z,
+                                                  gf_ref + lo, wf_ref + lo, 37.0, 0.01, 0.3,
+                                                  hi - lo),
+                             0);
+            ck_assert_int_eq(dp_sgd_update_noised_ranges(w_new, w, d, z, gf, wf, 37.0, 0.01, 0.3,
+                                                         lo, hi, zero_sets[s], n_zero[s]),
+                             0);
+            ck_assert_msg(memcmp(w_new, w_ref, sizeof w_new) == 0, "w l=%zu s=%zu", l, s);
+            ck_assert(memcmp(wf, wf_ref, sizeof wf) == 0);
+            ck_assert(memcmp(gf, gf_ref, sizeof gf) == 0);
+            for (size_t i = 0; i < N; i++) {
+                int in_zero = 0;
+                for (size_t k = 0; k < n_zero[s]; k++)
+                    in_zero |= i >= zero_sets[s][2 * k] && i < zero_sets[s][2 * k + 1];
+                /* d: zeroed with d, left alone in the ranges without it */
+                double want = in_zero ? sentinel : d_ref[i];
+                ck_assert_msg(memcmp(&d[i], &want, sizeof want) == 0, "d[%zu] l=%zu s=%zu", i,
+                              l, s);
+            }
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("vec");
@@ -353,6 +462,8 @@ int main(void)
     tcase_add_test(te, test_plus_relu_fused);
     tcase_add_test(te, test_relu_grad_fused);
     tcase_add_test(te, test_sgd_update);
+    tcase_add_test(te, test_sgd_update_noised);
+    tcase_add_test(te, test_sgd_update_noised_ranges);
     suite_add_tcase(s, te);
     return test_run_suite(s);
 }
