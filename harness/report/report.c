@@ -270,6 +270,7 @@ typedef struct build {
     agg_out o;
     report_result r;
     unsigned tfmt, ifmt;
+    char no_figure[400];             /* why the default figure is left out, or "" */
 } build;
 
 #define RECS_OF(b, spec) ((b)->xrecs[report_readouts_mode(spec)])
@@ -377,6 +378,12 @@ static int write_tables(build *b, dp_err *err)
 /* The figures' sections: each figure beside its paper table, and its privacy line. */
 static int write_figures(build *b, dp_err *err)
 {
+    if (b->no_figure[0]) {
+        agg_buf_printf(&b->o.md, "## Figures\n\n%s\n\n", b->no_figure);
+        agg_buf_puts(&b->o.html, "<h2>Figures</h2>\n<p class=\"note\">");
+        html_escape(&b->o.html, b->no_figure);
+        agg_buf_puts(&b->o.html, "</p>\n");
+    }
     for (size_t i = 0; i < json_array_size(b->figures); i++) {
         json_t *fig = json_array_get(b->figures, i);
         if (i == 0) {
@@ -462,7 +469,7 @@ static int prepare(build *b, json_t *spec, const char *formats, dp_err *err)
     }
     if ((rc = load_records(b, err)) ||
         (rc = report_effective_spec(spec, b->recs, b->r.n_records, &b->tables, &b->figures,
-                                    err)))
+                                    b->no_figure, sizeof b->no_figure, err)))
         return rc;
     b->claims = json_incref(json_object_get(spec, "claims"));
     if ((rc = split_protocols(b))) return rc;

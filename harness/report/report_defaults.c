@@ -59,6 +59,54 @@ static const char *default_metric(json_t *const *recs, size_t n)
     return prefer[0];
 }
 
+/* The default figure is left out when it could not be read: more curves than its key has
+ * room for (Zhang17's ambiguity analysis drew 100 curves and no legend), or training curves
+ * of fewer than 3 points (evaluated only at the start and the end, a straight line from one
+ * to the other that looks like a trajectory). */
+#define DEFAULT_FIGURE_MAX_CURVES 12
+#define DEFAULT_FIGURE_MIN_POINTS 3
+
+/* The most points of any record's training curve. */
+static size_t longest_curve(json_t *const *recs, size_t n)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t m = json_array_size(json_object_get(json_object_get(recs[i], "curves"),
+                                                   "iteration"));
+        if (m > most) most = m;
+    }
+    return most;
+}
+
+/* Why the default figure (x: epsilon when it varies, else iteration; one curve per value
+ * of the `rows` paths) is left out, into why[0..cap), or why[0] = '\0' when it is drawn. */
+static int default_figure_omitted(json_t *const *recs, size_t n, const agg_strs *rows,
+                                  int eps_varies, const char *metric, char *why, size_t cap,
+                                  dp_err *err)
+{
+    why[0] = '\0';
+    agg_key k;
+    memset(&k, 0, sizeof k);
+    int rc = agg_key_init(&k, recs, n, rows->s, rows->n, AGG_FROM_CONFIG, err);
+    if (rc) return rc;
+    size_t curves = k.n_groups, points = eps_varies ? 0 : longest_curve(recs, n);
+    agg_key_destroy(&k);
+    char what[96];
+    snprintf(what, sizeof what, "%s against %s", eps_varies ? metric : "train_loss",
+             eps_varies ? "epsilon" : "iteration");
+    if (curves > DEFAULT_FIGURE_MAX_CURVES)
+        snprintf(why, cap, "No figure: the report names none, and the default one (%s) would "
+                 "draw %zu curves, more than a legend can tell apart; name the figures to draw "
+                 "in report.figures (docs/yaml.md), with `where` to keep a few curves each.",
+                 what, curves);
+    else if (!eps_varies && points < DEFAULT_FIGURE_MIN_POINTS)
+        snprintf(why, cap, "No figure: the report names none, and the default one (%s) "
+                 "would have %zu point%s per curve; evaluate more often (train.eval_every) "
+                 "or name the figures to draw in report.figures (docs/yaml.md).",
+                 what, points, points == 1 ? "" : "s");
+    return 0;
+}
+
 static json_t *paths_json(const agg_strs *paths)
 {
     json_t *a = json_array();
@@ -71,11 +119,13 @@ static json_t *paths_json(const agg_strs *paths)
 }
 
 /* Fill *tables / *figures (new references) from the spec, or with the defaults of
- * report.h when the spec has no such key. */
+ * report.h when the spec has no such key; no_figure[0..cap) says why the default figure
+ * is left out (empty when it is not). */
 int report_effective_spec(json_t *spec, json_t *const *recs, size_t n, json_t **tables,
-                          json_t **figures, dp_err *err)
+                          json_t **figures, char *no_figure, size_t cap, dp_err *err)
 {
     *tables = *figures = NULL;
+    no_figure[0] = '\0';
     if (spec && !json_is_object(spec))
         return dp_err_set(err, DP_ECONFIG, "report: expected a map with tables and figures");
     json_t *t = json_object_get(spec, "tables"), *f = json_object_get(spec, "figures");
@@ -111,7 +161,12 @@ int report_effective_spec(json_t *spec, json_t *const *recs, size_t n, json_t **
     } else {
         *tables = json_incref(t);
     }
-    if (!f) {
+    if (!f && (rc = default_figure_omitted(recs, n, &rows, eps_varies, metric, no_figure,
+                                           cap, err)))
+        goto fail;
+    if (!f && no_figure[0]) {
+        if (!(*figures = json_array())) goto oom;
+    } else if (!f) {
         json_t *one = eps_varies
             ? json_pack("{s:s+, s:s, s:s, s:o}", "name", metric, "_vs_epsilon", "x", "epsilon",
                         "y", metric, "by", paths_json(&rows))

@@ -410,6 +410,71 @@ START_TEST(test_default_spec)
 }
 END_TEST
 
+/* A fresh folder of `algos` x `n_eps` ok runs (algorithm a0, a1, ...; epsilon 1, 2, ...),
+ * each with a training curve of `points` points. */
+static void write_curve_runs(int algos, int n_eps, int points)
+{
+    test_tmpdir(tmpdir, sizeof tmpdir, "dperm_test_report_");
+    char path[512];
+    snprintf(path, sizeof path, "%s/runs.jsonl", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int a = 0, i = 0; a < algos; a++)
+        for (int e = 1; e <= n_eps; e++, i++) {
+            fprintf(f, "{\"schema\":1,\"id\":\"%016x\",\"index\":%d,\"experiment\":\"curves\","
+                       "\"status\":\"ok\",\"config\":{\"experiment\":\"curves\",\"algorithm\":"
+                       "{\"name\":\"a%d\"},\"epsilon\":%d,\"seed\":1},\"metrics\":"
+                       "{\"test_accuracy\":0.%d,\"train_loss\":1},\"curves\":{\"iteration\":[",
+                    0xcd00 + i, i, a, e, 50 + a);
+            for (int k = 0; k < points; k++) fprintf(f, "%s%d", k ? "," : "", 10 * k);
+            fprintf(f, "],\"train_loss\":[");
+            for (int k = 0; k < points; k++) fprintf(f, "%s%g", k ? "," : "", 1.0 / (k + 1));
+            fprintf(f, "]}}\n");
+        }
+    fclose(f);
+}
+
+/* report-1.6b: the default figure is left out, with a sentence under "Figures" saying why,
+ * when it could not be read: training curves of 2 points (drawn from 3), more than 12
+ * curves (drawn at 12), against iteration and against epsilon. */
+START_TEST(test_default_figure_left_out)
+{
+    static const struct {
+        int algos, n_eps, points;
+        const char *file; /* the default figure's data, or NULL: left out */
+        const char *why;
+    } cases[] = {
+        {2, 1, 2, NULL, "(train_loss against iteration) would have 2 points per curve"},
+        {2, 1, 3, "figures/train_loss_vs_iteration.dat", NULL},
+        {13, 1, 5, NULL, "(train_loss against iteration) would draw 13 curves"},
+        {12, 1, 5, "figures/train_loss_vs_iteration.dat", NULL},
+        {13, 2, 2, NULL, "(test_accuracy against epsilon) would draw 13 curves"},
+        {12, 2, 2, "figures/test_accuracy_vs_epsilon.dat", NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        write_curve_runs(cases[c].algos, cases[c].n_eps, cases[c].points);
+        report_result r;
+        build_ok(NULL, "md,html", &r);
+        char *md = slurp("report.md", NULL), *html = slurp("report.html", NULL);
+        if (cases[c].file) {
+            ck_assert_msg(exists(cases[c].file), "case %zu: %s", c, cases[c].file);
+            ck_assert_ptr_null(strstr(md, "No figure"));
+        } else {
+            ck_assert_msg(!exists("figures"), "case %zu drew a figure", c);
+            const char *at = strstr(md, "## Figures\n\nNo figure: the report names none, and "
+                                        "the default one ");
+            ck_assert_msg(at && strstr(at, cases[c].why), "case %zu: %s", c, md);
+            ck_assert_ptr_nonnull(strstr(html, "<h2>Figures</h2>\n<p class=\"note\">No figure"));
+        }
+        ck_assert_uint_eq(r.n_warnings, 0);
+        free(md);
+        free(html);
+        report_result_destroy(&r);
+        remove_fixture();
+    }
+}
+END_TEST
+
 // ---- figures ----------------------------------------------------------------------------
 
 #define LOSS_FIGURE "{\"tables\": [], \"figures\": [{\"name\": \"loss\", \"title\": \"Loss\"," \
@@ -751,6 +816,7 @@ static Suite *report_suite(void)
     suite_add_tcase(s, tcase("report-1.4b", test_spread_aggregates));
     suite_add_tcase(s, tcase("report-1.5", test_pooled_note));
     suite_add_tcase(s, tcase("report-1.6", test_default_spec));
+    suite_add_tcase(s, tcase("report-1.6b", test_default_figure_left_out));
     suite_add_tcase(s, tcase("report-1.7", test_where_and_curve_means));
     suite_add_tcase(s, tcase("report-1.8", test_images));
     suite_add_tcase(s, tcase("report-1.9", test_scalar_figures));
