@@ -133,6 +133,8 @@ static int figure_read(figure *f, json_t *fig, size_t number, dp_err *err)
     if (f->where && !json_is_object(f->where))
         return dp_err_set(err, DP_ECONFIG, "report.figures[%zu].where: expected a map",
                           number - 1);
+    json_t *xmin = json_object_get(fig, "xmin");
+    f->xmin = json_is_number(xmin) ? json_number_value(xmin) : -INFINITY;
     f->logx = flag(fig, "logx", 0);
     f->logy = flag(fig, "logy", 0);
     f->errorbars = flag(fig, "errorbars", -1);

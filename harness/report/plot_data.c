@@ -37,7 +37,8 @@ static long curve_points(const figure *f, json_t *const *recs, const size_t *mem
         if (json_array_size(yv) < len) len = json_array_size(yv);
         for (size_t j = 0; j < len; j++) {
             json_t *a = json_array_get(xs, j), *b = json_array_get(yv, j);
-            if (json_is_number(a) && json_is_number(b))   /* null = non-finite: skipped */
+            /* null = non-finite: skipped; so are the points before the figure's xmin */
+            if (json_is_number(a) && json_is_number(b) && json_number_value(a) >= f->xmin)
                 pairs[np++] = (xy){json_number_value(a), json_number_value(b)};
         }
     }

@@ -27,6 +27,7 @@ typedef struct figure {
     int logx, logy;
     int errorbars;         /* 1 yes, 0 no, -1 auto: when some point averages several runs */
     int curve;             /* x is iteration or epoch */
+    double xmin;           /* curves: points with x below it are left out (-inf: none) */
     agg_source x_src;      /* scalar figures: where x comes from */
     int categorical;       /* scalar figures: x values are not all numbers */
     size_t n_categories;   /* then their count */

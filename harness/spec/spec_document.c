@@ -44,7 +44,7 @@ static const char *const CLAIM_FOR[] = {"every_col", "on_average"};
 static const char *const FORMATS[] = {"md", "csv", "tex", "html", "png", "svg", "pdf"};
 static const char *const FIGURE_KEYS[] = {"name",  "title", "x",    "y",         "by",
                                           "where", "logx",  "logy", "errorbars", "select",
-                                          "xlabel", "ylabel", "table"};
+                                          "xlabel", "ylabel", "table", "xmin"};
 
 static const char *const AGGREGATES[] = {"mean_std", "mean", "median", "min", "max",
                                          "std", "range"};
@@ -358,6 +358,18 @@ static int check_figure(const cfg_node *f, const cfg_node *list, size_t idx,
         const cfg_node *n = cfg_get(f, bools[i]);
         snprintf(what, sizeof what, "%s.%s", where, bools[i]);
         if (n && (rc = cfg_as_bool(n, what, &b, err))) return rc;
+    }
+    const cfg_node *xmin = cfg_get(f, "xmin");
+    if (xmin) {
+        double v;
+        snprintf(what, sizeof what, "%s.xmin", where);
+        if ((rc = cfg_as_double(xmin, what, &v, err))) return rc;
+        const char *x = NULL;
+        (void)cfg_read_string(f, where, "x", &x, err);
+        if (!x || (strcmp(x, "iteration") && strcmp(x, "epoch")))
+            return cfg_error(err, xmin, 0, "%s: only a curve figure (x: iteration or epoch) "
+                             "leaves out its first points; remove it, or filter runs with "
+                             "`where`", what);
     }
     snprintf(what, sizeof what, "%s.by", where);
     if (cfg_get(f, "by") && (rc = check_paths(cfg_get(f, "by"), what, err))) return rc;

@@ -508,6 +508,18 @@ START_TEST(test_where_and_curve_means)
     free(dat);
     free(gp);
     report_result_destroy(&r);
+
+    /* xmin leaves out the points before it (here the untrained model at iteration 0),
+     * and only those: 10 is kept */
+    build_ok("{\"tables\": [], \"figures\": [{\"name\": \"loss\", \"x\": \"iteration\","
+             " \"y\": \"train_loss\", \"by\": \"algorithm.name\", \"where\": {\"epsilon\":"
+             " 0.5}, \"xmin\": 10}]}", "md", &r);
+    dat = slurp("figures/loss.dat", NULL);
+    ck_assert_ptr_nonnull(strstr(dat, "\n# series: sgd\n10 1 0.1 3\n20 0.75 0.1 3\n"
+                                      "30 0.625 0.1 3\n\n\n# series: dp_sgd\n10 1.5 0.1 3\n"));
+    ck_assert_ptr_null(strstr(dat, "\n0 "));
+    free(dat);
+    report_result_destroy(&r);
     remove_fixture();
 }
 END_TEST

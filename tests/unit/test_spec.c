@@ -328,6 +328,10 @@ START_TEST(test_doc_figures)
             17, 24, "did you mean 'where'?");
     doc_err(run_with(0, "", "report:\n  figures:\n    - {x: epoch, y: l, where: 1}\n"), 17, 31,
             "report.figures[0].where: expected a map");
+    doc_err(run_with(0, "", "report:\n  figures:\n    - {x: epoch, y: l, xmin: one}\n"), 17,
+            30, "report.figures[0].xmin: expected a number, got 'one'");
+    doc_err(run_with(0, "", "report:\n  figures:\n    - {x: epsilon, y: l, xmin: 1}\n"), 17,
+            32, "report.figures[0].xmin: only a curve figure (x: iteration or epoch)");
     cfg_doc d = parse_ok(run_with(0, "", "report:\n  figures:\n"
                                          "    - {name: f, title: T, x: epoch, y: l, by: [a, b],\n"
                                          "       where: {epsilon: 1}, logx: false, logy: true,\n"
