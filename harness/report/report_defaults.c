@@ -94,7 +94,15 @@ static int default_figure_omitted(json_t *const *recs, size_t n, const agg_strs 
     char what[96];
     snprintf(what, sizeof what, "%s against %s", eps_varies ? metric : "train_loss",
              eps_varies ? "epsilon" : "iteration");
-    if (curves > DEFAULT_FIGURE_MAX_CURVES)
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++) ok += !strcmp(agg_status(recs[i]), "ok");
+    if (ok == 0)
+        snprintf(why, cap, "No figure: no run finished, so there is nothing to draw (the run "
+                 "counts above say why).");
+    else if (!eps_varies && points == 0)
+        snprintf(why, cap, "No figure: no run recorded a training curve, so the default one "
+                 "(%s) has nothing to draw.", what);
+    else if (curves > DEFAULT_FIGURE_MAX_CURVES)
         snprintf(why, cap, "No figure: the report names none, and the default one (%s) would "
                  "draw %zu curves, more than a legend can tell apart; name the figures to draw "
                  "in report.figures (docs/yaml.md), with `where` to keep a few curves each.",

@@ -436,7 +436,8 @@ static void write_curve_runs(int algos, int n_eps, int points)
 
 /* report-1.6b: the default figure is left out, with a sentence under "Figures" saying why,
  * when it could not be read: training curves of 2 points (drawn from 3), more than 12
- * curves (drawn at 12), against iteration and against epsilon. */
+ * curves (drawn at 12), against iteration and against epsilon; none recorded, or no run
+ * finished. */
 START_TEST(test_default_figure_left_out)
 {
     static const struct {
@@ -450,6 +451,7 @@ START_TEST(test_default_figure_left_out)
         {12, 1, 5, "figures/train_loss_vs_iteration.dat", NULL},
         {13, 2, 2, NULL, "(test_accuracy against epsilon) would draw 13 curves"},
         {12, 2, 2, "figures/test_accuracy_vs_epsilon.dat", NULL},
+        {2, 1, 0, NULL, "no run recorded a training curve"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         write_curve_runs(cases[c].algos, cases[c].n_eps, cases[c].points);
@@ -461,8 +463,7 @@ START_TEST(test_default_figure_left_out)
             ck_assert_ptr_null(strstr(md, "No figure"));
         } else {
             ck_assert_msg(!exists("figures"), "case %zu drew a figure", c);
-            const char *at = strstr(md, "## Figures\n\nNo figure: the report names none, and "
-                                        "the default one ");
+            const char *at = strstr(md, "## Figures\n\nNo figure: ");
             ck_assert_msg(at && strstr(at, cases[c].why), "case %zu: %s", c, md);
             ck_assert_ptr_nonnull(strstr(html, "<h2>Figures</h2>\n<p class=\"note\">No figure"));
         }
@@ -472,6 +473,18 @@ START_TEST(test_default_figure_left_out)
         report_result_destroy(&r);
         remove_fixture();
     }
+    /* no run finished (a dataset missing): nothing to draw, whatever the curves */
+    write_runs("{\"schema\":1,\"id\":\"00000000000000a1\",\"index\":0,\"status\":\"failed\","
+               "\"message\":\"data missing\",\"config\":{\"experiment\":\"x\",\"seed\":1},"
+               "\"metrics\":{},\"curves\":{}}\n");
+    report_result r;
+    build_ok(NULL, "md", &r);
+    char *md = slurp("report.md", NULL);
+    ck_assert_ptr_nonnull(strstr(md, "## Figures\n\nNo figure: no run finished"));
+    ck_assert(!exists("figures"));
+    free(md);
+    report_result_destroy(&r);
+    remove_fixture();
 }
 END_TEST
 
