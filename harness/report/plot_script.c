@@ -150,8 +150,35 @@ static int log_tics(agg_buf *b, char axis, double lo, double hi)
 }
 
 /* The terminal, the title, the axes' labels and scales, and the key. */
+/* Which of the series' paths the key shows: those whose value differs between series
+ * (a path that a figure's `where` holds fixed, such as the dataset of a per-dataset
+ * figure, would repeat itself on every line of the key and crowd the plot); all of them
+ * when none differs. shown has room for series->n_paths. */
+static void key_paths(const agg_key *series, unsigned char *shown)
+{
+    size_t np = series->n_paths, any = 0;
+    for (size_t p = 0; p < np; p++) {
+        shown[p] = 0;
+        for (size_t g = 1; g < series->n_groups && !shown[p]; g++)
+            shown[p] = strcmp(series->labels[g * np + p], series->labels[p]) != 0;
+        any += shown[p];
+    }
+    if (!any) memset(shown, 1, np);
+}
+
+/* Series g's line in the key: its values of the shown paths, joined by ", ". */
+static void key_label(agg_buf *b, const agg_key *series, size_t g, const unsigned char *shown)
+{
+    size_t np = series->n_paths;
+    for (size_t p = 0, first = 1; p < np; p++)
+        if (shown[p]) {
+            agg_buf_printf(b, "%s%s", first ? "" : ", ", series->labels[g * np + p]);
+            first = 0;
+        }
+}
+
 static void gp_preamble(agg_buf *b, const figure *f, const char *title, int bands,
-                        const paper_points *pp)
+                        const paper_points *pp, const unsigned char *shown)
 {
     char ylabel[200];
     plot_y_label(f, ylabel, sizeof ylabel);
@@ -183,8 +210,11 @@ static void gp_preamble(agg_buf *b, const figure *f, const char *title, int band
     if (f->by.n) {   /* the key's title names the series' paths */
         agg_buf t;
         agg_buf_init(&t);
-        for (size_t p = 0; p < f->by.n; p++)
-            agg_buf_printf(&t, "%s%s", p ? ", " : "", plot_axis_label(f, f->by.s[p]));
+        for (size_t p = 0, first = 1; p < f->by.n; p++)
+            if (shown[p]) {
+                agg_buf_printf(&t, "%s%s", first ? "" : ", ", plot_axis_label(f, f->by.s[p]));
+                first = 0;
+            }
         agg_buf_puts(b, "set key outside right top Left reverse title ");
         gp_quote(b, agg_buf_str(&t));
         agg_buf_puts(b, "\n");
@@ -222,7 +252,14 @@ static void gp_ranges(agg_buf *b, const figure *f, const range *r)
 void plot_write_gp(agg_buf *b, const figure *f, const agg_key *series, const char *title,
                    int bands, const range *r, const paper_points *pp)
 {
-    gp_preamble(b, f, title, bands, pp);
+    unsigned char *shown = calloc(f->by.n + 1, 1);
+    if (!shown) {
+        b->oom = 1;
+        return;
+    }
+    if (series->n_paths == f->by.n) key_paths(series, shown);
+    else memset(shown, 1, f->by.n);
+    gp_preamble(b, f, title, bands, pp, shown);
     gp_ranges(b, f, r);
     agg_buf_puts(b, "set style fill transparent solid 0.2 noborder\n");
     char xcol[48];
@@ -232,9 +269,15 @@ void plot_write_gp(agg_buf *b, const figure *f, const agg_key *series, const cha
                         "so no bar hides another\n");
     agg_buf_printf(b, "data = '%s.dat'\n\nplot \\\n", f->name);
     for (size_t g = 0; g < series->n_groups; g++) {
-        char *label = agg_key_join(series, g, ", ");
-        const char *shown = label && *label ? label : pp->n ? "dperm" : f->y;
+        agg_buf label;
+        agg_buf_init(&label);
+        key_label(&label, series, g, shown);
+        b->oom = b->oom || label.oom;
+        const char *text = label.len ? agg_buf_str(&label) : pp->n ? "dperm" : f->y;
         size_t lc = g + 1;
+        /* gnuplot has 8 colours: the series after them are dashed, so none looks like
+         * the series whose colour it repeats */
+        const char *dt = g >= 8 ? " dt 2" : "";
         x_column(xcol, sizeof xcol, f, r, g, series->n_groups, bands);
         if (f->categorical) {
             /* no lines between categories; series side by side around each category */
@@ -243,19 +286,20 @@ void plot_write_gp(agg_buf *b, const figure *f, const agg_key *series, const cha
         } else if (bands && f->curve) {
             agg_buf_printf(b, "  data index %zu using 1:($2-$3):($2+$3) with filledcurves "
                               "lc %zu notitle, \\\n", g, lc);
-            agg_buf_printf(b, "  data index %zu using 1:2 with linespoints lc %zu lw 2 pt 7 "
-                              "ps 0.6 title ", g, lc);
+            agg_buf_printf(b, "  data index %zu using 1:2 with linespoints lc %zu lw 2%s pt 7 "
+                              "ps 0.6 title ", g, lc, dt);
         } else if (bands) {
-            agg_buf_printf(b, "  data index %zu using %s:2:3 with yerrorlines lc %zu lw 2 pt 7 "
-                              "ps 0.8 title ", g, xcol, lc);
+            agg_buf_printf(b, "  data index %zu using %s:2:3 with yerrorlines lc %zu lw 2%s pt 7 "
+                              "ps 0.8 title ", g, xcol, lc, dt);
         } else {
-            agg_buf_printf(b, "  data index %zu using 1:2 with linespoints lc %zu lw 2 pt 7 "
-                              "ps 0.6 title ", g, lc);
+            agg_buf_printf(b, "  data index %zu using 1:2 with linespoints lc %zu lw 2%s pt 7 "
+                              "ps 0.6 title ", g, lc, dt);
         }
-        gp_quote(b, shown);
+        gp_quote(b, text);
         agg_buf_puts(b, g + 1 < series->n_groups || pp->n ? ", \\\n" : "\n");
-        free(label);
+        agg_buf_destroy(&label);
     }
+    free(shown);
     /* the paper's values: hollow markers (with the paper's std as bars, if printed) in
      * the colour of the series they belong to, and one key entry saying so */
     for (size_t k = 0; k < pp->n; k++)

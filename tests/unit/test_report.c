@@ -488,6 +488,39 @@ START_TEST(test_default_figure_left_out)
 }
 END_TEST
 
+/* report-1.7b: the key shows only the series' paths that differ between series (one that
+ * `where` holds fixed would repeat on every line), and series after gnuplot's 8 colours
+ * are dashed. */
+START_TEST(test_key_paths_and_dashes)
+{
+    write_fixture(0);
+    report_result r;
+    build_ok("{\"tables\": [], \"figures\": [{\"name\": \"loss\", \"x\": \"iteration\","
+             " \"y\": \"train_loss\", \"by\": [\"algorithm.name\", \"epsilon\"], \"where\":"
+             " {\"epsilon\": 0.5}}]}", "md", &r);
+    char *gp = slurp("figures/loss.gp", NULL);
+    ck_assert_ptr_nonnull(strstr(gp, "set key outside right top Left reverse title 'Algorithm'\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "title 'sgd', \\\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "title 'dp_sgd'\n"));
+    ck_assert_ptr_null(strstr(gp, "0.5'"));
+    ck_assert_ptr_null(strstr(gp, " dt "));
+    free(gp);
+    report_result_destroy(&r);
+    remove_fixture();
+
+    write_curve_runs(10, 1, 3);
+    build_ok("{\"tables\": [], \"figures\": [{\"name\": \"many\", \"x\": \"iteration\","
+             " \"y\": \"train_loss\", \"by\": \"algorithm.name\"}]}", "md", &r);
+    gp = slurp("figures/many.gp", NULL);
+    ck_assert_ptr_nonnull(strstr(gp, "lc 8 lw 2 pt 7 ps 0.6 title 'a7'"));
+    ck_assert_ptr_nonnull(strstr(gp, "lc 9 lw 2 dt 2 pt 7 ps 0.6 title 'a8'"));
+    ck_assert_ptr_nonnull(strstr(gp, "lc 10 lw 2 dt 2 pt 7 ps 0.6 title 'a9'"));
+    free(gp);
+    report_result_destroy(&r);
+    remove_fixture();
+}
+END_TEST
+
 // ---- figures ----------------------------------------------------------------------------
 
 #define LOSS_FIGURE "{\"tables\": [], \"figures\": [{\"name\": \"loss\", \"title\": \"Loss\"," \
@@ -842,6 +875,7 @@ static Suite *report_suite(void)
     suite_add_tcase(s, tcase("report-1.5", test_pooled_note));
     suite_add_tcase(s, tcase("report-1.6", test_default_spec));
     suite_add_tcase(s, tcase("report-1.6b", test_default_figure_left_out));
+    suite_add_tcase(s, tcase("report-1.7b", test_key_paths_and_dashes));
     suite_add_tcase(s, tcase("report-1.7", test_where_and_curve_means));
     suite_add_tcase(s, tcase("report-1.8", test_images));
     suite_add_tcase(s, tcase("report-1.9", test_scalar_figures));
