@@ -149,7 +149,6 @@ static int log_tics(agg_buf *b, char axis, double lo, double hi)
     return 1;
 }
 
-/* The terminal, the title, the axes' labels and scales, and the key. */
 /* Which of the series' paths the key shows: those whose value differs between series
  * (a path that a figure's `where` holds fixed, such as the dataset of a per-dataset
  * figure, would repeat itself on every line of the key and crowd the plot); all of them
@@ -177,6 +176,8 @@ static void key_label(agg_buf *b, const agg_key *series, size_t g, const unsigne
         }
 }
 
+/* The terminal, the title, the axes' labels and scales, and the key (its title names the
+ * shown paths). */
 static void gp_preamble(agg_buf *b, const figure *f, const char *title, int bands,
                         const paper_points *pp, const unsigned char *shown)
 {

@@ -55,8 +55,9 @@
  *     first of test_loss, train_loss the runs have).
  *   figure: that metric against epsilon by those paths when epsilon varies, else
  *     train_loss against iteration by those paths; left out, with a sentence under
- *     "Figures" that says why, when it would draw more than 12 curves or training
- *     curves of fewer than 3 points (report_defaults.c).
+ *     "Figures" that says why, when no run finished, none recorded a training
+ *     curve, or it would draw more than 12 curves or training curves of fewer than 3
+ *     points (report_defaults.c).
  */
 #ifndef DPERM_REPORT_H
 #define DPERM_REPORT_H

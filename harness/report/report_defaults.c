@@ -59,7 +59,8 @@ static const char *default_metric(json_t *const *recs, size_t n)
     return prefer[0];
 }
 
-/* The default figure is left out when it could not be read: more curves than its key has
+/* The default figure is left out when there is nothing to draw (no run finished, no
+ * curve recorded) or it could not be read: more curves than its key has
  * room for (Zhang17's ambiguity analysis drew 100 curves and no legend), or training curves
  * of fewer than 3 points (evaluated only at the start and the end, a straight line from one
  * to the other that looks like a trajectory). */
