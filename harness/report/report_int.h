@@ -15,9 +15,8 @@
 /* Fill *tables / *figures (new references) from the spec, or with the defaults of
  * report.h when the spec has no such key. The default figure is left out when it could
  * not be read (no run finished, no curve recorded, too many curves, or training curves of
- * fewer than 3 points): *figures is
- * then empty and no_figure[0..cap) says why, a sentence for the report; otherwise
- * no_figure is "". 0, DP_ENOMEM or the records' DP_EDATA. */
+ * fewer than 3 points): *figures is then empty and no_figure[0..cap) says why, a sentence
+ * for the report; otherwise no_figure is "". 0, DP_ENOMEM or the records' DP_EDATA. */
 int report_effective_spec(json_t *spec, json_t *const *recs, size_t n, json_t **tables,
                           json_t **figures, char *no_figure, size_t cap, dp_err *err);
 
